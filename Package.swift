@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "mrtdd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "mrtdctl", targets: ["mrtdctl"]),
+        .library(name: "MRTDCore", targets: ["MRTDCore"]),
+        .library(name: "MRTDCrypto", targets: ["MRTDCrypto"]),
+        .library(name: "MRTDProtocol", targets: ["MRTDProtocol"]),
+        .library(name: "MRTDReaders", targets: ["MRTDReaders"]),
+        .library(name: "MRTDTesting", targets: ["MRTDTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
+    ],
+    targets: [
+        // System libraries. Each is a modulemap plus a shim header; only the target named in
+        // ARCHITECTURE.md imports each one.
+        .systemLibrary(
+            name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CPCSCLite", path: "Sources/CPCSCLite", pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]),
+        .systemLibrary(
+            name: "CLibNFC", path: "Sources/CLibNFC", pkgConfig: "libnfc",
+            providers: [.apt(["libnfc-dev"])]),
+
+        .target(
+            name: "MRTDCore",
+            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")]),
+        .target(
+            name: "MRTDCrypto",
+            dependencies: ["MRTDCore", "CLibCrypto"]),
+        .target(
+            name: "MRTDProtocol",
+            dependencies: ["MRTDCore", "MRTDCrypto"]),
+        .target(
+            name: "MRTDReaders",
+            dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"]),
+        .target(
+            name: "MRTDTesting",
+            dependencies: [
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
+        .executableTarget(
+            name: "mrtdctl",
+            dependencies: [
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
+        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
+        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting"]),
+        .testTarget(name: "MRTDReadersTests", dependencies: ["MRTDReaders"]),
+    ]
+)
