@@ -1,0 +1,51 @@
+extension ReadResult {
+    /// Builds the result of a successful chip session from the files as read.
+    ///
+    /// Parsing problems in DG1 or DG2 do not fail the read: they become warnings, and the fields stay
+    /// absent (RELIABILITY DG2-01: a broken face record leaves the rest intact).
+    public static func assemble(
+        files: [LDSFile: [UInt8]], access: AccessInfo?, applications: ApplicationsInfo?,
+        skipped: [SkippedFile], transport: TransportReport, durationMs: Double,
+        checks: Checks = Checks()
+    ) -> ReadResult {
+        var warnings: [String] = []
+        var document: DocumentInfo?
+        var face: FaceInfo?
+        if let bytes = files[.dg(1)] {
+            do {
+                let dg1 = try DG1(rawBytes: bytes)
+                document = DocumentInfo(mrz: dg1.mrz)
+                if !dg1.mrz.hasValidCheckDigits {
+                    let fields = dg1.mrz.checkDigits.filter { !$0.isValid }.map(\.field)
+                    warnings.append("DG1: wrong MRZ check digit in \(fields.joined(separator: ", "))")
+                }
+            } catch {
+                warnings.append("DG1: \(error)")
+            }
+        }
+        if let bytes = files[.dg(2)] {
+            do {
+                let dg2 = try DG2(rawBytes: bytes)
+                if let first = dg2.faces.first {
+                    face = FaceInfo(mimeType: first.mimeType, width: first.width, height: first.height,
+                                    size: first.imageData.count, encoding: dg2.encoding.rawValue)
+                } else {
+                    warnings.append("DG2: no face image")
+                }
+            } catch {
+                warnings.append("DG2: \(error)")
+            }
+        }
+        let status: Status
+        switch checks.passiveAuthentication.result {
+        case "passed": status = .valid
+        case "failed": status = .invalid
+        default: status = .unverified
+        }
+        return ReadResult(
+            status: status, access: access, applications: applications, document: document, face: face,
+            checks: checks,
+            dataGroupsRead: files.keys.sorted().map(\.name),
+            dataGroupsSkipped: skipped, warnings: warnings, transport: transport, durationMs: durationMs)
+    }
+}

@@ -1,0 +1,218 @@
+/// The one result model that the daemon, `mrtdctl --json`, replay and offline verification emit.
+///
+/// It is a contract other services script against: fields are added, never renamed. Optional
+/// fields are omitted from JSON when absent.
+public struct ReadResult: Sendable, Equatable, Codable {
+    /// `valid` only when passive authentication passed; `invalid` when it failed; `unverified` when
+    /// it was not performed; `failed` when the read itself failed (see `error`).
+    public enum Status: String, Sendable, Codable {
+        case valid, invalid, unverified, failed
+    }
+
+    public var status: Status
+    public var error: ErrorInfo?
+    public var access: AccessInfo?
+    public var applications: ApplicationsInfo?
+    public var document: DocumentInfo?
+    public var face: FaceInfo?
+    public var checks: Checks
+    public var dataGroupsRead: [String]
+    public var dataGroupsSkipped: [SkippedFile]
+    public var warnings: [String]
+    public var transport: TransportReport
+    public var durationMs: Double
+
+    public init(
+        status: Status, error: ErrorInfo? = nil, access: AccessInfo? = nil,
+        applications: ApplicationsInfo? = nil, document: DocumentInfo? = nil, face: FaceInfo? = nil,
+        checks: Checks = Checks(), dataGroupsRead: [String] = [], dataGroupsSkipped: [SkippedFile] = [],
+        warnings: [String] = [], transport: TransportReport = TransportReport(), durationMs: Double = 0
+    ) {
+        self.status = status
+        self.error = error
+        self.access = access
+        self.applications = applications
+        self.document = document
+        self.face = face
+        self.checks = checks
+        self.dataGroupsRead = dataGroupsRead
+        self.dataGroupsSkipped = dataGroupsSkipped
+        self.warnings = warnings
+        self.transport = transport
+        self.durationMs = durationMs
+    }
+
+    /// A stable error code and a readable message. Messages never carry personal data.
+    public struct ErrorInfo: Sendable, Equatable, Codable {
+        public var code: String
+        public var message: String
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// How the chip was opened.
+    public struct AccessInfo: Sendable, Equatable, Codable {
+        /// `BAC` or `PACE`.
+        public var `protocol`: String
+        /// `MRZ` or `CAN`.
+        public var password: String
+        /// Secure messaging cipher: `3DES`, `AES-128`, `AES-192`, `AES-256`.
+        public var cipher: String
+        public init(protocol: String, password: String, cipher: String) {
+            self.protocol = `protocol`
+            self.password = password
+            self.cipher = cipher
+        }
+    }
+
+    /// Which applications the chip answered to.
+    public struct ApplicationsInfo: Sendable, Equatable, Codable {
+        /// The LDS1 eMRTD application `A0000002471001`.
+        public var lds1: Bool
+        /// The LDS2 application `A0000002472001` (probed, reported, not read).
+        public var lds2: Bool
+        public init(lds1: Bool, lds2: Bool) {
+            self.lds1 = lds1
+            self.lds2 = lds2
+        }
+    }
+
+    /// The holder and document fields of DG1's MRZ.
+    public struct DocumentInfo: Sendable, Equatable, Codable {
+        public var mrzFormat: String
+        public var documentCode: String
+        public var issuingState: String
+        public var documentNumber: String
+        public var primaryIdentifier: String
+        public var secondaryIdentifier: String
+        public var nationality: String
+        /// ISO 8601 (`1974-08-12`), or `nil` when the MRZ date is incomplete.
+        public var dateOfBirth: String?
+        /// As printed: `YYMMDD`.
+        public var dateOfBirthRaw: String
+        public var sex: String
+        public var dateOfExpiry: String?
+        public var dateOfExpiryRaw: String
+        public var optionalData: String
+        public var optionalData2: String?
+        /// The MRZ lines joined with `\n`.
+        public var mrz: String
+        /// Whether every MRZ check digit in DG1 is correct.
+        public var checkDigitsValid: Bool
+        /// The fields whose check digit is wrong (empty when all are correct).
+        public var invalidCheckDigits: [String]
+
+        public init(mrz: MRZ) {
+            mrzFormat = mrz.format.rawValue
+            documentCode = mrz.documentCode
+            issuingState = mrz.issuingState
+            documentNumber = mrz.documentNumber
+            primaryIdentifier = mrz.primaryIdentifier
+            secondaryIdentifier = mrz.secondaryIdentifier
+            nationality = mrz.nationality
+            dateOfBirth = mrz.dateOfBirth.iso8601
+            dateOfBirthRaw = mrz.dateOfBirth.raw
+            sex = mrz.sex
+            dateOfExpiry = mrz.dateOfExpiry.iso8601
+            dateOfExpiryRaw = mrz.dateOfExpiry.raw
+            optionalData = mrz.optionalData
+            optionalData2 = mrz.optionalData2
+            self.mrz = mrz.lines.joined(separator: "\n")
+            checkDigitsValid = mrz.hasValidCheckDigits
+            invalidCheckDigits = mrz.checkDigits.filter { !$0.isValid }.map(\.field)
+        }
+    }
+
+    /// The first face image of DG2 (the bytes themselves travel separately).
+    public struct FaceInfo: Sendable, Equatable, Codable {
+        public var mimeType: String
+        public var width: Int?
+        public var height: Int?
+        /// Image size in bytes.
+        public var size: Int
+        /// `ISO/IEC 19794-5` or `ISO/IEC 39794-5`.
+        public var encoding: String?
+
+        public init(mimeType: String, width: Int?, height: Int?, size: Int, encoding: String?) {
+            self.mimeType = mimeType
+            self.width = width
+            self.height = height
+            self.size = size
+            self.encoding = encoding
+        }
+    }
+
+    /// One authentication check and its verdict.
+    public struct Check: Sendable, Equatable, Codable {
+        /// `passed`, `failed`, `notPerformed` (later: `passed-unverified-key` and others).
+        public var result: String
+        /// A stable code or a short readable reason.
+        public var reason: String?
+        public init(result: String, reason: String? = nil) {
+            self.result = result
+            self.reason = reason
+        }
+        public static func notPerformed(_ reason: String) -> Check {
+            Check(result: "notPerformed", reason: reason)
+        }
+    }
+
+    public struct Checks: Sendable, Equatable, Codable {
+        public var passiveAuthentication: Check
+        public var chipAuthentication: Check
+        public var activeAuthentication: Check
+        public init(
+            passiveAuthentication: Check = .notPerformed("notImplemented"),
+            chipAuthentication: Check = .notPerformed("notImplemented"),
+            activeAuthentication: Check = .notPerformed("notImplemented")
+        ) {
+            self.passiveAuthentication = passiveAuthentication
+            self.chipAuthentication = chipAuthentication
+            self.activeAuthentication = activeAuthentication
+        }
+    }
+
+    /// A file that was asked for and not read, with the reason (`securityStatusNotSatisfied`, …).
+    public struct SkippedFile: Sendable, Equatable, Codable {
+        public var file: String
+        public var reason: String
+        public init(file: String, reason: String) {
+            self.file = file
+            self.reason = reason
+        }
+    }
+}
+
+/// What a read cost on the wire.
+public struct TransportReport: Sendable, Equatable, Codable {
+    /// Command/response exchanges, all included (SELECTs, authentication, reads, retries).
+    public var apdus: Int
+    public var bytesSent: Int
+    public var bytesReceived: Int
+    /// Whether extended-length READ BINARY was used.
+    public var extendedLength: Bool
+    /// The largest number of file bytes one READ BINARY returned.
+    public var maxReadLength: Int
+    /// READ BINARY commands sent (a subset of `apdus`).
+    public var readBinaryCommands: Int
+    /// Bytes of file content read (the total of the files).
+    public var fileBytes: Int
+    /// Recoveries from length errors and the like, in order (`6700 at Le=256: lowered to 223`).
+    public var adjustments: [String]
+
+    public init(
+        apdus: Int = 0, bytesSent: Int = 0, bytesReceived: Int = 0, extendedLength: Bool = false,
+        maxReadLength: Int = 0, readBinaryCommands: Int = 0, fileBytes: Int = 0, adjustments: [String] = []
+    ) {
+        self.apdus = apdus
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.extendedLength = extendedLength
+        self.maxReadLength = maxReadLength
+        self.readBinaryCommands = readBinaryCommands
+        self.fileBytes = fileBytes
+        self.adjustments = adjustments
+    }
+}

@@ -1,0 +1,48 @@
+import MRTDCore
+import MRTDCrypto
+
+/// Reads a document and turns the outcome into the result model: the entry point the CLI, the
+/// daemon and replay share.
+public enum DocumentReader {
+    /// The files as read, and the result built from them. A failed read still gives a result
+    /// (`status: failed` with an error code) and whatever files were read.
+    public struct Read: Sendable {
+        public var result: ReadResult
+        public var files: [LDSFile: [UInt8]]
+    }
+
+    public static func read(
+        transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
+        clock: ContinuousClock = ContinuousClock()
+    ) async -> Read {
+        let start = clock.now
+        let session = ChipSession(transport: transport, options: options, random: random)
+        do {
+            let outcome = try await session.run()
+            let result = ReadResult.assemble(
+                files: outcome.files, access: outcome.access, applications: outcome.applications,
+                skipped: outcome.skipped, transport: outcome.transport,
+                durationMs: milliseconds(clock.now - start))
+            return Read(result: result, files: outcome.files)
+        } catch {
+            let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))
+            let result = ReadResult(
+                status: .failed, error: .init(code: failure.code, message: failure.description),
+                transport: session.transportReport, durationMs: milliseconds(clock.now - start))
+            return Read(result: result, files: [:])
+        }
+    }
+
+    static func milliseconds(_ d: Duration) -> Double {
+        let (s, atto) = d.components
+        return (Double(s) * 1000 + Double(atto) / 1e15).rounded(toPlaces: 3)
+    }
+}
+
+extension Double {
+    func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,170 @@
+import MRTDCore
+
+/// Reads whole elementary files with as few READ BINARY commands as the chip and reader allow.
+///
+/// - The first read asks for as much as the link can carry (the whole file on an extended-length
+///   link); the file's length is learnt from its TLV header, and later reads ask for exactly what is
+///   left, capped by what the chip has accepted so far.
+/// - Length errors adapt the cap and are remembered for the session (RELIABILITY TR-04, RB-01):
+///   6700 steps down (a rejected "everything" Le first, then extended to short, then 223, 160, 128,
+///   64, 32), 6Cxx uses the length the chip names, 6282 and 6B00 mark the end of the file.
+/// - Offsets past 32767 use odd-INS READ BINARY (B1).
+public final class FileReader {
+    public struct Configuration: Sendable, Equatable {
+        /// Use extended-length READ BINARY when the transport supports it.
+        public var preferExtendedLength: Bool
+        /// Largest file accepted, checked against the header before the body is read (TLV-03).
+        public var maxFileSize: Int
+
+        public init(preferExtendedLength: Bool = true, maxFileSize: Int = 1 << 20) {
+            self.preferExtendedLength = preferExtendedLength
+            self.maxFileSize = maxFileSize
+        }
+    }
+
+    /// The largest plain length a short protected response can carry with 3DES or AES is 223 (0xDF)
+    /// in the most common reckoning; readers ask no more in short mode.
+    public static let shortSecureReadLength = 0xDF
+    /// Steps tried after a 6700 at or below the short cap.
+    static let shortLadder = [0xDF, 0xA0, 0x80, 0x40, 0x20]
+    /// Attempts at one offset before giving up (length negotiation must converge).
+    static let maxAttemptsPerChunk = 8
+
+    private let channel: ChipChannel
+    public let configuration: Configuration
+    /// Whether extended length is still believed to work.
+    public private(set) var extendedLength: Bool
+    /// Whether a first read may ask for "everything" (Le = 0000 extended / 00 short).
+    private var mayAskForEverything = true
+    /// The largest plain length to request per command.
+    public private(set) var readCap: Int
+
+    public init(channel: ChipChannel, configuration: Configuration = Configuration()) {
+        self.channel = channel
+        self.configuration = configuration
+        extendedLength = configuration.preferExtendedLength && channel.transport.capabilities.extendedLength
+        readCap = 0
+        readCap = linkCap()
+    }
+
+    /// The plain length the link carries per READ BINARY.
+    private func linkCap() -> Int {
+        let caps = channel.transport.capabilities
+        let sm = channel.secureMessaging
+        if extendedLength {
+            let limit = min(caps.maxResponseLength, 65_538)
+            guard let sm else { return min(65_536, limit - 2) }
+            return min(65_536, SecureMessaging.maxPlainLength(fitting: limit, blockSize: sm.cipher.blockSize))
+        }
+        return sm == nil ? 256 : Self.shortSecureReadLength
+    }
+
+    /// SELECTs `file` and reads it whole.
+    ///
+    /// - Throws: `ProtocolError.fileNotFound` (6A82), `.fileAccessDenied` (6982), `.fileTooLarge`,
+    ///   `.fileTruncated`, `.malformedFile`, or what the channel throws.
+    public func read(_ file: LDSFile) async throws -> [UInt8] {
+        let sw = try await channel.selectFile(file)
+        switch sw {
+        case .success: break
+        case .fileNotFound: throw ProtocolError.fileNotFound(file)
+        case .securityStatusNotSatisfied: throw ProtocolError.fileAccessDenied(file, sw)
+        default: throw ProtocolError.commandFailed("SELECT \(file.name)", sw)
+        }
+        return try await readSelected(file)
+    }
+
+    /// Reads the currently selected EF whole.
+    public func readSelected(_ file: LDSFile) async throws -> [UInt8] {
+        readCap = min(readCap, linkCap())
+        var data: [UInt8] = []
+        var total: Int?
+        var attempts = 0
+        while true {
+            let remaining = total.map { $0 - data.count }
+            let length = remaining.map { min($0, readCap) } ?? readCap
+            // Le = 00 (short, plain) or 0000 (extended): "all bytes up to the maximum".
+            let asksEverything = remaining == nil && mayAskForEverything && (length == 256 || length == 65_536)
+            let useExtended = extendedLength && (length > Self.shortSecureReadLength || channel.secureMessaging == nil && length > 256)
+            attempts += 1
+            guard attempts <= Self.maxAttemptsPerChunk else {
+                throw ProtocolError.lengthNegotiationFailed(file)
+            }
+            let response = try await channel.readBinary(offset: data.count, length: length, forceExtended: useExtended)
+            let sw = response.statusWord
+            var endOfFile = false
+            if sw == .success || sw == .endOfFileReached {
+                endOfFile = sw == .endOfFileReached
+            } else if sw.sw1 == 0x67 {
+                try lowerCap(after: length, everything: asksEverything, file: file)
+                continue
+            } else if sw.sw1 == 0x6C {
+                let exact = sw.correctLe ?? 0
+                guard exact > 0, exact < length else { throw ProtocolError.lengthNegotiationFailed(file) }
+                readCap = exact
+                channel.noteAdjustment("\(file.name): \(sw) at Le=\(length): using \(exact)")
+                continue
+            } else if sw == .wrongParametersOffset {
+                endOfFile = true
+            } else if sw == .securityStatusNotSatisfied {
+                throw ProtocolError.fileAccessDenied(file, sw)
+            } else if sw == .fileNotFound {
+                throw ProtocolError.fileNotFound(file)
+            } else {
+                throw ProtocolError.commandFailed("READ BINARY \(file.name)", sw)
+            }
+            attempts = 0
+            if !response.data.isEmpty {
+                channel.noteRead(bytes: response.data.count, extended: useExtended)
+                data += response.data
+            } else {
+                channel.noteRead(bytes: 0, extended: useExtended)
+            }
+            if total == nil, data.count >= 2 {
+                do {
+                    let header = try TLV.parseHeader(data)
+                    guard header.totalLength <= configuration.maxFileSize else {
+                        throw ProtocolError.fileTooLarge(file, declared: header.totalLength,
+                                                         limit: configuration.maxFileSize)
+                    }
+                    total = header.totalLength
+                } catch let error as TLVError {
+                    // A header cut off by a tiny first read is completed by the next read.
+                    if case .truncated = error, !endOfFile, data.count < 8 {} else {
+                        throw ProtocolError.malformedFile(file, error)
+                    }
+                }
+            }
+            if let total, data.count >= total {
+                if data.count > total { data.removeLast(data.count - total) }
+                channel.noteFile(bytes: total)
+                return data
+            }
+            if endOfFile || response.data.isEmpty {
+                if response.data.isEmpty && !endOfFile && sw == .success {
+                    throw ProtocolError.noProgress(file)
+                }
+                throw ProtocolError.fileTruncated(file, expected: total ?? data.count + 1, received: data.count)
+            }
+        }
+    }
+
+    /// Reacts to 6700 (wrong length).
+    private func lowerCap(after length: Int, everything: Bool, file: LDSFile) throws {
+        let before = readCap
+        if everything {
+            // The chip wants an explicit Le: learn the header with a short read, then ask exactly.
+            mayAskForEverything = false
+            readCap = min(readCap, Self.shortSecureReadLength)
+        } else if length > Self.shortSecureReadLength {
+            // Explicit extended length refused: the chip (or reader) is short-only after all.
+            extendedLength = false
+            readCap = min(linkCap(), Self.shortSecureReadLength)
+        } else if let next = Self.shortLadder.first(where: { $0 < length }) {
+            readCap = next
+        } else {
+            throw ProtocolError.lengthNegotiationFailed(file)
+        }
+        channel.noteAdjustment("\(file.name): 6700 at Le=\(length): next Le \(readCap) (was \(before))")
+    }
+}

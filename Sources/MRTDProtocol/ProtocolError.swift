@@ -1,0 +1,110 @@
+import MRTDCore
+import MRTDCrypto
+
+/// Everything that can end a chip session. Each case has a stable `code` (used by the result JSON
+/// and, later, the daemon API) and a readable description free of personal data.
+public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The reader or the link failed (card removed, reader gone, timeout).
+    case transport(TransportError)
+    /// SELECT of the eMRTD application failed: not a passport or ID card chip.
+    case notAnEMRTD(StatusWord)
+    /// The chip refused the access key: wrong MRZ data (BAC) or wrong password (PACE).
+    case accessDenied(protocol: String, StatusWord?)
+    /// The chip does not do BAC (for example a PACE-only chip answering 6A88 or 6D00).
+    case bacNotSupported(StatusWord)
+    /// The chip's side of an authentication did not check out (its MAC or cryptogram).
+    case authenticationFailed(String)
+    /// A secure-messaging response whose MAC is wrong. Nothing from it is used.
+    case secureMessagingMACInvalid
+    /// A secure-messaging response lacking a mandatory data object (`DO'8E'`, `DO'99'`).
+    case secureMessagingObjectMissing(String)
+    /// A secure-messaging response that cannot be decoded.
+    case secureMessagingMalformed(String)
+    /// A plain status word where a protected response was due: the chip dropped secure messaging.
+    case unprotectedResponse(StatusWord)
+    /// A data group or EF the chip does not have.
+    case fileNotFound(LDSFile)
+    /// The chip refuses to let this file be read (6982: EAC-protected data groups).
+    case fileAccessDenied(LDSFile, StatusWord)
+    /// READ BINARY or SELECT failed with a status word the reader cannot recover from.
+    case commandFailed(String, StatusWord)
+    /// The file's header declares more bytes than the configured limit.
+    case fileTooLarge(LDSFile, declared: Int, limit: Int)
+    /// The chip reported the end of the file before the length its header declares.
+    case fileTruncated(LDSFile, expected: Int, received: Int)
+    /// The file's header is not valid BER-TLV.
+    case malformedFile(LDSFile, TLVError)
+    /// The chip answered without data and without reporting the end of the file.
+    case noProgress(LDSFile)
+    /// Length adjustments did not converge (6700 / 6Cxx at every Le tried).
+    case lengthNegotiationFailed(LDSFile)
+    /// A cryptographic primitive failed.
+    case crypto(CryptoError)
+    /// A command could not be encoded.
+    case apdu(APDUError)
+    /// The read was cancelled.
+    case cancelled
+
+    /// A stable, scriptable code.
+    public var code: String {
+        switch self {
+        case .transport(let t):
+            switch t {
+            case .cardRemoved: return "cardRemoved"
+            case .readerUnavailable: return "readerUnavailable"
+            case .timeout: return "chipTimeout"
+            case .serviceFailure: return "readerServiceFailure"
+            case .commandTooLong: return "commandTooLong"
+            }
+        case .notAnEMRTD: return "notAnEMRTD"
+        case .accessDenied: return "accessDenied"
+        case .bacNotSupported: return "bacNotSupported"
+        case .authenticationFailed: return "authenticationFailed"
+        case .secureMessagingMACInvalid: return "secureMessagingMACInvalid"
+        case .secureMessagingObjectMissing: return "secureMessagingObjectMissing"
+        case .secureMessagingMalformed: return "secureMessagingMalformed"
+        case .unprotectedResponse: return "secureMessagingLost"
+        case .fileNotFound: return "fileNotFound"
+        case .fileAccessDenied: return "fileAccessDenied"
+        case .commandFailed: return "commandFailed"
+        case .fileTooLarge: return "fileTooLarge"
+        case .fileTruncated: return "fileTruncated"
+        case .malformedFile: return "malformedFile"
+        case .noProgress: return "noProgress"
+        case .lengthNegotiationFailed: return "lengthNegotiationFailed"
+        case .crypto: return "cryptoFailure"
+        case .apdu: return "apduEncoding"
+        case .cancelled: return "cancelled"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .transport(let t): return t.description
+        case .notAnEMRTD(let sw): return "no eMRTD application on this chip (SELECT answered \(sw))"
+        case .accessDenied(let proto, let sw):
+            let how = sw.map { " (\($0))" } ?? ""
+            return "\(proto) failed: access denied\(how): the access key (MRZ data or CAN) does not match this document"
+        case .bacNotSupported(let sw): return "the chip does not support BAC (\(sw))"
+        case .authenticationFailed(let why): return "chip authentication response rejected: \(why)"
+        case .secureMessagingMACInvalid: return "secure messaging: response MAC is invalid; response discarded"
+        case .secureMessagingObjectMissing(let what): return "secure messaging: response lacks \(what)"
+        case .secureMessagingMalformed(let why): return "secure messaging: malformed response: \(why)"
+        case .unprotectedResponse(let sw):
+            return "secure messaging lost: the chip answered \(sw) without protection"
+        case .fileNotFound(let f): return "\(f.name) not found on the chip"
+        case .fileAccessDenied(let f, let sw): return "\(f.name) may not be read (\(sw))"
+        case .commandFailed(let what, let sw): return "\(what) failed: \(sw)"
+        case .fileTooLarge(let f, let declared, let limit):
+            return "\(f.name) declares \(declared) bytes, over the limit of \(limit)"
+        case .fileTruncated(let f, let expected, let received):
+            return "\(f.name) ended after \(received) of the \(expected) bytes its header declares"
+        case .malformedFile(let f, let e): return "\(f.name) has a malformed header: \(e)"
+        case .noProgress(let f): return "the chip returned no data for \(f.name)"
+        case .lengthNegotiationFailed(let f): return "no READ BINARY length accepted for \(f.name)"
+        case .crypto(let e): return "cryptographic failure: \(e)"
+        case .apdu(let e): return "APDU encoding failed: \(e)"
+        case .cancelled: return "read cancelled"
+        }
+    }
+}

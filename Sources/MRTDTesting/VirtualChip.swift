@@ -1,0 +1,242 @@
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+
+/// How a virtual chip behaves: its files, its access key and the quirks real chips show.
+public struct VirtualChipConfiguration: Sendable {
+    /// The LDS1 files, content exactly as stored (tag, length, value).
+    public var files: [LDSFile: [UInt8]]
+    /// The MRZ key BAC must be run with.
+    public var accessKey: MRZKey
+    /// Whether the chip (and the in-process reader) take extended-length APDUs. Without, an extended
+    /// APDU gets a plain 6700.
+    public var extendedLength: Bool
+    /// The largest READ BINARY Ne the chip serves; larger requests get 6700.
+    public var maxReadLength: Int
+    /// Answer 6700 to READ BINARY with Le = 00 / 0000 ("everything"), as some chips do.
+    public var rejectsMaximumLe: Bool
+    /// The status word for a READ BINARY that reaches the end of the file before Ne bytes:
+    /// 6282 (ISO/IEC 7816-4) or 9000 (what many chips send).
+    public var endOfFileStatus: StatusWord
+    /// Whether the LDS2 application `A0000002472001` answers SELECT.
+    public var lds2: Bool
+    /// Whether BAC is offered; a PACE-only chip answers GET CHALLENGE with this status instead.
+    public var bacRefusal: StatusWord?
+    /// Files whose SELECT answers this status word instead of 9000 (6982 for EAC-protected groups).
+    public var selectStatus: [LDSFile: StatusWord]
+    /// Zero-based exchange indices whose protected response gets a corrupted MAC.
+    public var corruptMACAtExchange: Set<Int>
+    /// The chip's random source (RND.IC, K.IC).
+    public var random: any RandomSource
+
+    public init(
+        files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
+        maxReadLength: Int? = nil, rejectsMaximumLe: Bool = false,
+        endOfFileStatus: StatusWord = .endOfFileReached, lds2: Bool = false, bacRefusal: StatusWord? = nil,
+        selectStatus: [LDSFile: StatusWord] = [:], corruptMACAtExchange: Set<Int> = [],
+        random: any RandomSource = SystemRandom()
+    ) {
+        self.files = files
+        self.accessKey = accessKey
+        self.extendedLength = extendedLength
+        self.maxReadLength = maxReadLength ?? (extendedLength ? 65_536 : 256)
+        self.rejectsMaximumLe = rejectsMaximumLe
+        self.endOfFileStatus = endOfFileStatus
+        self.lds2 = lds2
+        self.bacRefusal = bacRefusal
+        self.selectStatus = selectStatus
+        self.corruptMACAtExchange = corruptMACAtExchange
+        self.random = random
+    }
+}
+
+/// A chip in software: the eMRTD application with BAC and 3DES secure messaging over a file system.
+///
+/// It is also the in-process reader (`APDUTransport`): the protocol code talks to it exactly as it
+/// talks to PC/SC or libnfc. The same chip logic backs the vpcd bridge and the PN532 emulator.
+public actor VirtualChip: APDUTransport {
+    public nonisolated let capabilities: TransportCapabilities
+    public let configuration: VirtualChipConfiguration
+
+    private enum Application { case none, lds1, lds2 }
+    private var application = Application.none
+    private var selected: LDSFile?
+    private var rndIC: [UInt8]?
+    private var secureMessaging: SecureMessaging?
+    /// Exchanges handled so far.
+    public private(set) var exchangeCount = 0
+
+    public init(configuration: VirtualChipConfiguration) {
+        self.configuration = configuration
+        capabilities = configuration.extendedLength ? .extended : .shortOnly
+    }
+
+    /// Whether secure messaging is established (for tests).
+    public var isAuthenticated: Bool { secureMessaging != nil }
+
+    public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        process(command)
+    }
+
+    /// Handles one command APDU and returns the response APDU, status word included.
+    public func process(_ bytes: [UInt8]) -> [UInt8] {
+        defer { exchangeCount += 1 }
+        let index = exchangeCount
+        guard let command = try? CommandAPDU(bytes: bytes) else {
+            return StatusWord.wrongLength.bytes
+        }
+        if bytes.count > 5 + 255 + 1 || (command.ne ?? 0) > 256 || command.data.count > 255 {
+            guard configuration.extendedLength else { return StatusWord.wrongLength.bytes }
+        }
+        guard var sm = secureMessaging else {
+            return handle(command).bytes
+        }
+        guard command.cla & 0x0C == 0x0C, let plain = sm.unprotectCommand(command) else {
+            // ISO/IEC 7816-4 §10: an SM error ends the session; the answer is plain.
+            dropSession()
+            return StatusWord.smDataObjectsIncorrect.bytes
+        }
+        let response = handle(plain)
+        guard secureMessaging != nil else { return response.bytes }
+        do {
+            var wrapped = try sm.protectResponse(response, oddINS: plain.ins & 1 == 1)
+            secureMessaging = sm
+            if configuration.corruptMACAtExchange.contains(index) {
+                wrapped[wrapped.count - 3] ^= 0x01
+            }
+            return wrapped
+        } catch {
+            dropSession()
+            return StatusWord.noPreciseDiagnosis.bytes
+        }
+    }
+
+    private func dropSession() {
+        secureMessaging?.wipe()
+        secureMessaging = nil
+    }
+
+    private func handle(_ command: CommandAPDU) -> ResponseAPDU {
+        switch command.ins {
+        case 0xA4: return select(command)
+        case 0x84: return getChallenge(command)
+        case 0x82: return externalAuthenticate(command)
+        case 0xB0, 0xB1: return readBinary(command)
+        default: return ResponseAPDU(statusWord: .instructionNotSupported)
+        }
+    }
+
+    private func select(_ command: CommandAPDU) -> ResponseAPDU {
+        switch command.p1 {
+        case 0x04:
+            if command.data == ApplicationID.lds1 {
+                application = .lds1
+                selected = nil
+                return ResponseAPDU(statusWord: .success)
+            }
+            if command.data == ApplicationID.lds2 && configuration.lds2 {
+                application = .lds2
+                selected = nil
+                return ResponseAPDU(statusWord: .success)
+            }
+            return ResponseAPDU(statusWord: .fileNotFound)
+        case 0x02, 0x00:
+            guard application == .lds1, command.data.count == 2 else {
+                return ResponseAPDU(statusWord: .fileNotFound)
+            }
+            guard secureMessaging != nil else {
+                return ResponseAPDU(statusWord: .securityStatusNotSatisfied)
+            }
+            let fid = UInt16(command.data[0]) << 8 | UInt16(command.data[1])
+            guard let file = configuration.files.keys.first(where: { $0.fileID == fid && !$0.isInMasterFile })
+            else { return ResponseAPDU(statusWord: .fileNotFound) }
+            if let status = configuration.selectStatus[file] { return ResponseAPDU(statusWord: status) }
+            selected = file
+            return ResponseAPDU(statusWord: .success)
+        default:
+            return ResponseAPDU(statusWord: .incorrectP1P2)
+        }
+    }
+
+    private func getChallenge(_ command: CommandAPDU) -> ResponseAPDU {
+        if let refusal = configuration.bacRefusal { return ResponseAPDU(statusWord: refusal) }
+        guard application == .lds1 else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
+        guard command.ne == 8 else { return ResponseAPDU(statusWord: .wrongLength) }
+        guard let challenge = try? configuration.random.randomBytes(8) else {
+            return ResponseAPDU(statusWord: .noPreciseDiagnosis)
+        }
+        rndIC = challenge
+        return ResponseAPDU(data: challenge, statusWord: .success)
+    }
+
+    /// The chip side of BAC mutual authentication (Doc 9303-11 §4.3.4.2).
+    private func externalAuthenticate(_ command: CommandAPDU) -> ResponseAPDU {
+        guard let rndIC else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
+        self.rndIC = nil  // one attempt per challenge
+        guard command.data.count == 40 else { return ResponseAPDU(statusWord: .wrongLength) }
+        var (kEnc, kMac) = BAC.accessKeys(for: configuration.accessKey)
+        defer {
+            secureWipe(&kEnc)
+            secureWipe(&kMac)
+        }
+        let eIFD = Array(command.data[0..<32])
+        let mIFD = Array(command.data[32..<40])
+        guard let mac = try? RetailMAC.mac(key: kMac, data: ISO9797Padding.pad(eIFD, blockSize: 8)),
+              mac == mIFD,
+              let s = try? TripleDES.decryptCBC(key: kEnc, data: eIFD),
+              Array(s[8..<16]) == rndIC
+        else { return ResponseAPDU(statusWord: .authenticationFailed) }
+        let rndIFD = Array(s[0..<8])
+        let kIFD = Array(s[16..<32])
+        guard let kIC = try? configuration.random.randomBytes(16) else {
+            return ResponseAPDU(statusWord: .noPreciseDiagnosis)
+        }
+        let r = rndIC + rndIFD + kIC
+        guard let eIC = try? TripleDES.encryptCBC(key: kEnc, data: r),
+              let mIC = try? RetailMAC.mac(key: kMac, data: ISO9797Padding.pad(eIC, blockSize: 8))
+        else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
+        let seed = zip(kIFD, kIC).map { $0 ^ $1 }
+        let session = SecureMessaging(
+            cipher: .tripleDES,
+            kEnc: KeyDerivation.derive(sharedSecret: seed, counter: KeyDerivation.encryptionCounter, cipher: .tripleDES),
+            kMac: KeyDerivation.derive(sharedSecret: seed, counter: KeyDerivation.macCounter, cipher: .tripleDES),
+            ssc: Array(rndIC[4..<8]) + Array(rndIFD[4..<8]))
+        // The answer itself travels in plain (this command came in plain); protection starts with
+        // the next command.
+        secureMessaging = session
+        return ResponseAPDU(data: eIC + mIC, statusWord: .success)
+    }
+
+    private func readBinary(_ command: CommandAPDU) -> ResponseAPDU {
+        guard let file = selected, let content = configuration.files[file] else {
+            return ResponseAPDU(statusWord: .conditionsNotSatisfied)
+        }
+        guard let ne = command.ne else { return ResponseAPDU(statusWord: .wrongLength) }
+        if ne > configuration.maxReadLength { return ResponseAPDU(statusWord: .wrongLength) }
+        if configuration.rejectsMaximumLe && (ne == 256 || ne == 65_536) {
+            return ResponseAPDU(statusWord: .wrongLength)
+        }
+        let offset: Int
+        var wrapperOverhead = 0
+        if command.ins == 0xB0 {
+            guard command.p1 & 0x80 == 0 else { return ResponseAPDU(statusWord: .incorrectP1P2) }
+            offset = Int(command.p1) << 8 | Int(command.p2)
+        } else {
+            guard let tlv = try? TLV.parse(command.data, expecting: 0x54), (1...3).contains(tlv.value.count) else {
+                return ResponseAPDU(statusWord: .incorrectData)
+            }
+            offset = tlv.value.reduce(0) { $0 << 8 | Int($1) }
+            wrapperOverhead = 4
+        }
+        guard offset < content.count else { return ResponseAPDU(statusWord: .wrongParametersOffset) }
+        let count = min(max(0, ne - wrapperOverhead), content.count - offset)
+        let chunk = Array(content[offset..<(offset + count)])
+        let data = command.ins == 0xB0 ? chunk : TLV.encode(tag: 0x53, value: chunk)
+        let status: StatusWord = count < ne - wrapperOverhead ? configuration.endOfFileStatus : .success
+        return ResponseAPDU(data: data, statusWord: status)
+    }
+}
+
+extension StatusWord {
+    var bytes: [UInt8] { [sw1, sw2] }
+}
