@@ -4,6 +4,10 @@
 // public knowledge: nothing it signs may ever be trusted outside tests (see certs/test/README.md).
 
 enum SpecimenAssets {
+    /// Pixel size of both face images.
+    static let faceWidth = 480
+    static let faceHeight = 600
+
     /// certs/test/specimen/specimen-face.jpg (19988 bytes), base64.
     static let faceJPEGBase64 = """
 /9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAoHCAkIBgoJCAkMCwoMDxoRDw4ODx8WGBMaJSEnJiQhJCMpLjsyKSw4LCMkM0Y0OD0/
@@ -567,6 +571,7 @@ FgQU/02VJAjsnUfBuSOn13+VGMNUwFgwCgYIKoZIzj0EAwIDSQAwRgIhALDJ0rEV
 yXqSqSCiR4FGF7xYb+C0rjg4W2FUHw8UPg0/AiEA/mcjLMpYlqjdPJ2bmVnTk6Xn
 0oJwkTwxAKqHjS8rtk8=
 -----END CERTIFICATE-----
+
 """
 
     /// certs/test/dsc.pem
@@ -583,6 +588,7 @@ w1TAWDAdBgNVHQ4EFgQUWeMliuuoPpFkrM6TcxwRQ1KEthkwCgYIKoZIzj0EAwID
 SAAwRQIgCuelLAlFJk+DtPw/sYt0UH5TQYgJ44JmacPXKO/udt4CIQC/tSfgZQGe
 Tuw/5N9mhVzVLM1wEkWaNiYx6pUNt2u+xg==
 -----END CERTIFICATE-----
+
 """
 
     /// certs/test/dsc.key.pem
@@ -592,5 +598,6 @@ MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgEBhXrhanINchnK1K
 BpuKbPeyUyFBE30M6Zuk8hRHSIuhRANCAARaK1J4eB4kbaNwbphfkPeFJaQC3fs0
 SLZ95Mvpz5jBcj0GMQ82q9Imec3os81lGXrx7715a/OJPNHzLqmLbsdd
 -----END PRIVATE KEY-----
+
 """
 }
