@@ -16,4 +16,12 @@
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 #include <openssl/provider.h>
+
+/* MRTDCrypto: wrappers for macros Swift cannot import. */
+static inline unsigned long mrtd_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+static inline long mrtd_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+static inline void mrtd_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
+static inline STACK_OF(X509) *mrtd_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline int mrtd_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+static inline void mrtd_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 #endif
