@@ -58,5 +58,6 @@ let package = Package(
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting"]),
         .testTarget(name: "MRTDReadersTests", dependencies: ["MRTDReaders"]),
+        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
     ]
 )

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// Reads a file from `../shared/samples` (next to the worktree).
+///
+/// When the folder is missing the test is skipped with a printed notice, except under CI
+/// (environment variable `CI` set), where a missing folder is a failure.
+func sharedSample(_ relativePath: String, filePath: String = #filePath) -> [UInt8]? {
+    let root = URL(fileURLWithPath: filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared")
+    var isDir: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            Issue.record("../shared missing (required under CI)")
+        } else {
+            print("SKIPPED: ../shared missing")
+        }
+        return nil
+    }
+    let url = root.appendingPathComponent("samples").appendingPathComponent(relativePath)
+    guard let data = try? Data(contentsOf: url) else {
+        Issue.record("sample \(relativePath) unreadable")
+        return nil
+    }
+    return [UInt8](data)
+}

@@ -1,0 +1,80 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDTesting
+import Testing
+
+@Suite struct SpecimenDocumentTests {
+    /// `id-icao-mrtd-security-ldsSecurityObject` 2.23.136.1.1.1 as OID content bytes.
+    static let ldsSecurityObjectOIDBytes: [UInt8] = [0x67, 0x81, 0x08, 0x01, 0x01, 0x01]
+
+    @Test func erikssonMRZIsTheICAOSpecimen() throws {
+        let mrz = try MRZ(SpecimenDocument.erikssonMRZ)
+        #expect(mrz.format == .td3)
+        #expect(mrz.primaryIdentifier == "ERIKSSON")
+        #expect(mrz.documentNumber == "L898902C3")
+        #expect(mrz.hasValidCheckDigits)
+    }
+
+    @Test func containsExactlyCOMSODDG1AndDG2() throws {
+        let document = try SpecimenDocument.make()
+        #expect(Set(document.files.keys) == [.com, .sod, .dg(1), .dg(2)])
+        #expect(document.mrzText == SpecimenDocument.erikssonMRZ)
+        #expect(document.faceImage == SpecimenDocument.faceImageBytes(.jpeg))
+    }
+
+    @Test func efCOMListsExactlyTheDataGroupsPresent() throws {
+        let document = try SpecimenDocument.make(extraDataGroups: [14: [0x6E, 0x02, 0x31, 0x00]])
+        let com = try EFCOM(rawBytes: try #require(document.files[.com]))
+        #expect(com.dataGroups == [.dg(1), .dg(2), .dg(14)])
+        #expect(com.ldsVersion == "0107")
+        #expect(com.unicodeVersion == "040000")
+    }
+
+    @Test func dg1ParsesBackToTheSpecimenMRZ() throws {
+        let document = try SpecimenDocument.make()
+        let dg1 = try DG1(rawBytes: try #require(document.files[.dg(1)]))
+        #expect(dg1.mrz.lines.joined(separator: "\n") == SpecimenDocument.erikssonMRZ)
+        #expect(dg1.mrz == (try MRZ(SpecimenDocument.erikssonMRZ)))
+    }
+
+    @Test(arguments: SpecimenDocument.FaceFormat.allCases, DigestAlgorithm.allCases)
+    func sodHashesEveryDataGroupFileWithTheChosenDigest(
+        face: SpecimenDocument.FaceFormat, digest: DigestAlgorithm
+    ) throws {
+        let extra: [LDSFile: [UInt8]] = [.dg(11): [0x6B, 0x03, 0x5C, 0x01, 0x00]]
+        let document = try SpecimenDocument.make(face: face, digest: digest, extraDataGroups: [11: extra[.dg(11)]!])
+        let parts = try SODParts(sod: try #require(document.files[.sod]))
+        #expect(parts.eContentTypeOID == Self.ldsSecurityObjectOIDBytes)
+        let object = try LDSSecurityObject(derEncoded: parts.eContent)
+        #expect(object.version == 0)
+        #expect(object.hashAlgorithmOID == digest.oid)
+        #expect(object.dataGroupHashes.map(\.dataGroupNumber) == [1, 2, 11])
+        for (file, bytes) in document.files {
+            guard let number = file.dataGroupNumber else { continue }
+            // Doc 9303-10 §4.6.2: the hash covers the whole file, tag and length included.
+            #expect(object.hash(forDataGroup: number) == digest.hash(bytes), "\(file)")
+        }
+    }
+
+    @Test func sodIsSignedByTheTestDSC() throws {
+        let document = try SpecimenDocument.make()
+        let parts = try SODParts(sod: try #require(document.files[.sod]))
+        let dscDER = try #require(Fixtures.derFromPEM(TestPKI.dscCertificatePEM))
+        #expect(parts.certificates == [dscDER])
+    }
+
+    @Test func rejectsExtraDataGroupsThatAreNot3To16() {
+        for number in [0, 1, 2, 17] {
+            #expect(throws: SpecimenDocumentError.badDataGroupNumber(number)) {
+                try SpecimenDocument.make(extraDataGroups: [number: [0x61, 0x00]])
+            }
+        }
+    }
+
+    @Test func testPKILoads() throws {
+        _ = try TestPKI.csca()
+        _ = try TestPKI.dsc()
+        _ = try TestPKI.dscKey()
+    }
+}
