@@ -253,7 +253,7 @@ public struct SecureMessaging: Sendable {
             case .tripleDES: return try RetailMAC.mac(key: kMac, data: input)
             default: return Array(try AESCMAC.mac(key: kMac, data: input).prefix(8))
             }
-        } catch let error as CryptoError {
+        } catch {
             throw ProtocolError.crypto(error)
         }
     }

@@ -53,9 +53,3 @@ struct SODParts {
     }
 }
 
-extension Array where Element == UInt8 {
-    init(hex: String) {
-        let digits: [Character] = hex.filter { !$0.isWhitespace }.map { $0 }
-        self = stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
-    }
-}

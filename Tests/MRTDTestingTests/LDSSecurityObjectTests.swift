@@ -14,7 +14,7 @@ import Testing
                30 0B 06 09 60 86 48 01 65 03 04 02 01
                30 12 30 07 02 01 01 04 02 AA AA
                      30 07 02 01 02 04 02 BB BB
-            """)
+            """)!
         #expect(try object.derEncoded() == expected)
         #expect(object.dataGroupHashes.map(\.dataGroupNumber) == [1, 2])
     }
@@ -47,7 +47,7 @@ import Testing
             30 1B 02 01 00
                30 0D 06 09 60 86 48 01 65 03 04 02 01 05 00
                30 07 30 05 02 01 01 04 00
-            """)
+            """)!
         let parsed = try LDSSecurityObject(derEncoded: withNull)
         #expect(parsed.hashAlgorithmOID == Self.sha256)
         #expect(parsed.hash(forDataGroup: 1) == [])
@@ -63,7 +63,7 @@ import Testing
                30 12 30 07 02 01 01 04 02 AA AA
                      30 07 02 01 02 04 02 BB BB
             00 00
-            """)
+            """)!
         let parsed = try LDSSecurityObject(derEncoded: ber)
         #expect(parsed.hashesByDataGroup == [1: [0xAA, 0xAA], 2: [0xBB, 0xBB]])
     }
@@ -81,7 +81,7 @@ import Testing
         "30 05 02 01 00 30 00",
     ])
     func rejectsMalformedObjects(hex: String) {
-        #expect(throws: (any Error).self) { try LDSSecurityObject(derEncoded: [UInt8](hex: hex)) }
+        #expect(throws: (any Error).self) { try LDSSecurityObject(derEncoded: [UInt8](hex: hex)!) }
     }
 
     struct Sample: Sendable, CustomTestStringConvertible {

@@ -1,0 +1,168 @@
+import ArgumentParser
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+import MRTDTesting
+
+@main
+struct MRTDCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mrtdctl",
+        abstract: "Read and verify eMRTD chips (e-passports, ID cards).",
+        discussion: """
+            Exit status: 0 read completed (valid or unverified), 1 read failed, 2 usage error, \
+            4 read completed but the document is invalid.
+            """,
+        version: MRTDVersion.string,
+        subcommands: [Read.self])
+}
+
+enum MRTDVersion {
+    static let string = "0.1.0"
+}
+
+/// Exit codes other programs may rely on.
+enum ExitStatus {
+    static let readFailed = ExitCode(1)
+    static let invalidDocument = ExitCode(4)
+}
+
+struct Read: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read a document.",
+        discussion: """
+            With --simulate the read runs in-process against a virtual chip presenting the ICAO \
+            specimen passport (ERIKSSON ANNA MARIA, TD3); its SOD is signed by the TEST-ONLY CSCA in \
+            certs/test. Without --simulate, reading goes through the mrtdd daemon (not in this build yet).
+            """)
+
+    @Flag(help: "Read the built-in virtual specimen passport in-process.")
+    var simulate = false
+
+    @Option(help: "The full MRZ as printed (lines separated by newlines, or concatenated).")
+    var mrz: String?
+
+    @Option(name: .customLong("mrz-key"), help: "Document number, date of birth and date of expiry: DOCNO,YYMMDD,YYMMDD.")
+    var mrzKey: String?
+
+    @Option(name: .customLong("data-groups"), help: "Data groups to read besides DG1 and DG2, comma separated (default 14,15).")
+    var dataGroups: String?
+
+    @Flag(name: .customLong("no-extended-length"), help: "Never use extended-length READ BINARY.")
+    var noExtendedLength = false
+
+    @Flag(help: "Print the result model as JSON.")
+    var json = false
+
+    @Option(help: "Write the face image to this file.")
+    var face: String?
+
+    @Option(help: "Write the raw files (EF_COM.bin, EF_SOD.bin, DG1.bin, ...) to this directory.")
+    var dump: String?
+
+    @OptionGroup(title: "Virtual chip (with --simulate)")
+    var chip: SimulationOptions
+
+    func validate() throws {
+        if mrz != nil && mrzKey != nil {
+            throw ValidationError("give either --mrz or --mrz-key, not both")
+        }
+        if !simulate {
+            throw ValidationError(
+                "reading through the mrtdd daemon is not available in this build yet; use --simulate")
+        }
+    }
+
+    func run() async throws {
+        let key = try accessKey()
+        let specimen = try chip.makeSpecimen()
+        let virtualChip = VirtualChip(configuration: try chip.configuration(files: specimen.files))
+        var groups = [1, 2, 14, 15]
+        if let dataGroups {
+            groups = [1, 2]
+            for part in dataGroups.split(separator: ",") {
+                let name = part.trimmingCharacters(in: .whitespaces).uppercased()
+                guard let n = Int(name.hasPrefix("DG") ? String(name.dropFirst(2)) : name), (1...16).contains(n) else {
+                    throw ValidationError("--data-groups: '\(part)' is not a data group number 1-16")
+                }
+                groups.append(n)
+            }
+        }
+        let options = ReadOptions(
+            accessKey: .mrz(key), dataGroups: groups,
+            reader: .init(preferExtendedLength: !noExtendedLength))
+        let read = await DocumentReader.read(transport: virtualChip, options: options)
+
+        if let dump {
+            try writeDump(read.files, to: dump)
+        }
+        if let face {
+            guard let dg2 = read.files[.dg(2)], let image = try? DG2(rawBytes: dg2).faces.first?.imageData else {
+                throw ValidationError("no face image was read; nothing written to \(face)")
+            }
+            try Data(image).write(to: URL(fileURLWithPath: face))
+        }
+        if json {
+            print(try ResultPrinter.json(read.result))
+        } else {
+            print(ResultPrinter.summary(read.result))
+        }
+        switch read.result.status {
+        case .failed: throw ExitStatus.readFailed
+        case .invalid: throw ExitStatus.invalidDocument
+        case .valid, .unverified: break
+        }
+    }
+
+    private func accessKey() throws -> MRZKey {
+        do {
+            if let mrz { return try MRZ(mrz).accessKey }
+            if let mrzKey { return try MRZKey(parsing: mrzKey) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        // The virtual specimen's own key, so that `mrtdctl read --simulate` works as is.
+        return try MRZ(SpecimenDocument.erikssonMRZ).accessKey
+    }
+
+    private func writeDump(_ files: [LDSFile: [UInt8]], to directory: String) throws {
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for (file, bytes) in files {
+            try Data(bytes).write(to: url.appendingPathComponent("\(file.name).bin"))
+        }
+    }
+}
+
+struct SimulationOptions: ParsableArguments {
+    enum FaceFormat: String, ExpressibleByArgument, CaseIterable { case jpeg, jpeg2000 }
+    enum FaceRecord: String, ExpressibleByArgument, CaseIterable { case iso19794 = "19794", iso39794 = "39794" }
+
+    @Option(name: .customLong("sim-face"), help: "Face image format of the specimen: jpeg or jpeg2000.")
+    var face: FaceFormat = .jpeg
+
+    @Option(name: .customLong("sim-face-record"), help: "DG2 encoding of the specimen: 19794 (ISO/IEC 19794-5) or 39794 (ISO/IEC 39794-5).")
+    var record: FaceRecord = .iso19794
+
+    @Flag(name: .customLong("sim-no-extended-length"), help: "The virtual chip refuses extended-length APDUs.")
+    var noExtendedLength = false
+
+    @Option(name: .customLong("sim-max-le"), help: "The largest READ BINARY length the virtual chip serves.")
+    var maxLe: Int?
+
+    @Flag(name: .customLong("sim-lds2"), help: "The virtual chip also has the LDS2 application.")
+    var lds2 = false
+
+    func makeSpecimen() throws -> SpecimenDocument {
+        try SpecimenDocument.make(
+            face: face == .jpeg ? .jpeg : .jpeg2000,
+            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5)
+    }
+
+    func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {
+        VirtualChipConfiguration(
+            files: files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey,
+            extendedLength: !noExtendedLength, maxReadLength: maxLe, lds2: lds2)
+    }
+}

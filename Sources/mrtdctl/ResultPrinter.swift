@@ -1,0 +1,63 @@
+import Foundation
+import MRTDCore
+
+/// Renders the result model for people (`summary`) and for programs (`json`).
+enum ResultPrinter {
+    static func json(_ result: ReadResult) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(result), as: UTF8.self)
+    }
+
+    static func summary(_ r: ReadResult) -> String {
+        var lines: [(String, String)] = []
+        if let e = r.error {
+            lines.append(("Error", "\(e.message) [\(e.code)]"))
+        }
+        if let d = r.document {
+            lines.append(("Document", "\(d.documentCode) \(d.issuingState) \(d.documentNumber) (\(d.mrzFormat))"))
+            let name = d.secondaryIdentifier.isEmpty ? d.primaryIdentifier : "\(d.primaryIdentifier), \(d.secondaryIdentifier)"
+            lines.append(("Holder", name))
+            lines.append(("Nationality", "\(d.nationality)   Sex: \(d.sex)"))
+            lines.append(("Born", "\(d.dateOfBirth ?? "?") (\(d.dateOfBirthRaw))"))
+            lines.append(("Expires", "\(d.dateOfExpiry ?? "?") (\(d.dateOfExpiryRaw))"))
+            if !d.checkDigitsValid {
+                lines.append(("MRZ", "WRONG CHECK DIGIT in \(d.invalidCheckDigits.joined(separator: ", "))"))
+            }
+        }
+        if let a = r.access {
+            lines.append(("Access", "\(a.protocol) with \(a.password), \(a.cipher) secure messaging"))
+        }
+        if let apps = r.applications {
+            lines.append(("Applications", "LDS1 \(apps.lds1 ? "yes" : "no"), LDS2 \(apps.lds2 ? "yes" : "no")"))
+        }
+        if let f = r.face {
+            let size = f.width.flatMap { w in f.height.map { "\(w)x\($0)" } } ?? "size unknown"
+            lines.append(("Face", "\(f.mimeType) \(size), \(f.size) bytes (\(f.encoding ?? "?"))"))
+        }
+        if !r.dataGroupsRead.isEmpty {
+            lines.append(("Files", r.dataGroupsRead.joined(separator: " ")))
+        }
+        for s in r.dataGroupsSkipped {
+            lines.append(("Skipped", "\(s.file): \(s.reason)"))
+        }
+        lines.append(("PA", describe(r.checks.passiveAuthentication)))
+        lines.append(("CA", describe(r.checks.chipAuthentication)))
+        lines.append(("AA", describe(r.checks.activeAuthentication)))
+        let t = r.transport
+        lines.append(("Transport", "\(t.apdus) APDUs (\(t.readBinaryCommands) READ BINARY), \(t.bytesSent) bytes sent, "
+            + "\(t.bytesReceived) received, \(t.extendedLength ? "extended length" : "short APDUs"), "
+            + "largest read \(t.maxReadLength) bytes"))
+        for w in r.warnings {
+            lines.append(("Warning", w))
+        }
+        lines.append(("Status", "\(r.status.rawValue) (\(String(format: "%.1f", r.durationMs)) ms)"))
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    private static func describe(_ c: ReadResult.Check) -> String {
+        c.reason.map { "\(c.result) (\($0))" } ?? c.result
+    }
+}
