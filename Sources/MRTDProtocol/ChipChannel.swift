@@ -124,6 +124,12 @@ public final class ChipChannel {
         return try await send(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: fid)).statusWord
     }
 
+    /// READ BINARY at offset 0 of the EF with this short identifier, which becomes the current EF.
+    public func readBinary(shortFileID: UInt8, length: Int, forceExtended: Bool = false) async throws -> ResponseAPDU {
+        try await send(CommandAPDU(ins: 0xB0, p1: 0x80 | (shortFileID & 0x1F), p2: 0, ne: length),
+                       forceExtended: forceExtended)
+    }
+
     /// READ BINARY of the current EF: INS B0 up to offset 32767 (15-bit offset in P1-P2), odd INS B1 with
     /// an offset data object `54` beyond it (ISO/IEC 7816-4 §11.3.3; RELIABILITY RB-02).
     ///

@@ -16,9 +16,14 @@ public final class FileReader {
         /// Largest file accepted, checked against the header before the body is read (TLV-03).
         public var maxFileSize: Int
 
-        public init(preferExtendedLength: Bool = true, maxFileSize: Int = 1 << 20) {
+        /// Start each file with READ BINARY by short EF identifier (P1 = 80 | SFI), which selects and
+        /// reads in one command; chips that refuse it get SELECT for the rest of the session.
+        public var useShortFileIdentifiers: Bool
+
+        public init(preferExtendedLength: Bool = true, maxFileSize: Int = 1 << 20, useShortFileIdentifiers: Bool = true) {
             self.preferExtendedLength = preferExtendedLength
             self.maxFileSize = maxFileSize
+            self.useShortFileIdentifiers = useShortFileIdentifiers
         }
     }
 
@@ -38,11 +43,14 @@ public final class FileReader {
     private var mayAskForEverything = true
     /// The largest plain length to request per command.
     public private(set) var readCap: Int
+    /// Whether reads by short EF identifier still look supported.
+    public private(set) var shortFileIdentifiers: Bool
 
     public init(channel: ChipChannel, configuration: Configuration = Configuration()) {
         self.channel = channel
         self.configuration = configuration
         extendedLength = configuration.preferExtendedLength && channel.transport.capabilities.extendedLength
+        shortFileIdentifiers = configuration.useShortFileIdentifiers
         readCap = 0
         readCap = linkCap()
     }
@@ -59,11 +67,22 @@ public final class FileReader {
         return sm == nil ? 256 : Self.shortSecureReadLength
     }
 
-    /// SELECTs `file` and reads it whole.
+    /// Reads `file` whole: by short EF identifier when the chip takes it, else SELECT then READ BINARY.
     ///
     /// - Throws: `ProtocolError.fileNotFound` (6A82), `.fileAccessDenied` (6982), `.fileTooLarge`,
     ///   `.fileTruncated`, `.malformedFile`, or what the channel throws.
     public func read(_ file: LDSFile) async throws -> [UInt8] {
+        if shortFileIdentifiers {
+            do {
+                return try await readFile(file, shortFileID: file.shortFileID)
+            } catch ProtocolError.commandFailed(_, let sw) {
+                // 6A86 / 6A81 / 6D00 / 6B00 / 6986 and the like: no SFI on this chip.
+                shortFileIdentifiers = false
+                channel.noteAdjustment("\(file.name): READ BINARY by short EF identifier answered \(sw): using SELECT")
+            } catch ProtocolError.fileNotFound {
+                // Ambiguous with SFI: confirm with SELECT below.
+            }
+        }
         let sw = try await channel.selectFile(file)
         switch sw {
         case .success: break
@@ -71,28 +90,49 @@ public final class FileReader {
         case .securityStatusNotSatisfied: throw ProtocolError.fileAccessDenied(file, sw)
         default: throw ProtocolError.commandFailed("SELECT \(file.name)", sw)
         }
-        return try await readSelected(file)
+        return try await readFile(file, shortFileID: nil)
     }
 
-    /// Reads the currently selected EF whole.
-    public func readSelected(_ file: LDSFile) async throws -> [UInt8] {
+    /// Reads the currently selected EF whole, or, given `shortFileID`, the EF it names (the first
+    /// command selects it; ISO/IEC 7816-4 §11.3.3, P1 = 80 | SFI, offset in P2).
+    func readFile(_ file: LDSFile, shortFileID: UInt8?) async throws -> [UInt8] {
         readCap = min(readCap, linkCap())
         var data: [UInt8] = []
         var total: Int?
         var attempts = 0
         while true {
             let remaining = total.map { $0 - data.count }
-            let length = remaining.map { min($0, readCap) } ?? readCap
-            // Le = 00 (short, plain) or 0000 (extended): "all bytes up to the maximum".
-            let asksEverything = remaining == nil && mayAskForEverything && (length == 256 || length == 65_536)
+            // The first read of a file asks for everything the link carries: Le = 0000 on an extended
+            // link ("all bytes up to 65536"), else the short cap; its header tells what is left.
+            let asksEverything = remaining == nil && mayAskForEverything
+                && (extendedLength || (channel.secureMessaging == nil && readCap == 256))
+            let length: Int
+            if asksEverything {
+                length = extendedLength ? 65_536 : 256
+            } else if let remaining {
+                length = min(remaining, readCap)
+            } else {
+                // Length unknown and "everything" refused: a short read learns the header first.
+                length = min(readCap, Self.shortSecureReadLength)
+            }
             let useExtended = extendedLength && (length > Self.shortSecureReadLength || channel.secureMessaging == nil && length > 256)
             attempts += 1
             guard attempts <= Self.maxAttemptsPerChunk else {
                 throw ProtocolError.lengthNegotiationFailed(file)
             }
-            let response = try await channel.readBinary(offset: data.count, length: length, forceExtended: useExtended)
+            let response: ResponseAPDU
+            if let sfi = shortFileID, data.isEmpty {
+                response = try await channel.readBinary(shortFileID: sfi, length: length, forceExtended: useExtended)
+            } else {
+                response = try await channel.readBinary(offset: data.count, length: length, forceExtended: useExtended)
+            }
             let sw = response.statusWord
             var endOfFile = false
+            if shortFileID != nil, data.isEmpty, ![0x90, 0x62, 0x67, 0x6C, 0x69, 0x6A].contains(sw.sw1)
+                || shortFileID != nil && data.isEmpty && sw.sw1 == 0x6A && sw != .fileNotFound {
+                // The chip did not take the short EF identifier (6B00, 6D00, 6A86, ...).
+                throw ProtocolError.commandFailed("READ BINARY by short EF identifier", sw)
+            }
             if sw == .success || sw == .endOfFileReached {
                 endOfFile = sw == .endOfFileReached
             } else if sw.sw1 == 0x67 {
@@ -155,7 +195,6 @@ public final class FileReader {
         if everything {
             // The chip wants an explicit Le: learn the header with a short read, then ask exactly.
             mayAskForEverything = false
-            readCap = min(readCap, Self.shortSecureReadLength)
         } else if length > Self.shortSecureReadLength {
             // Explicit extended length refused: the chip (or reader) is short-only after all.
             extendedLength = false

@@ -24,6 +24,8 @@ public struct VirtualChipConfiguration: Sendable {
     public var bacRefusal: StatusWord?
     /// Files whose SELECT answers this status word instead of 9000 (6982 for EAC-protected groups).
     public var selectStatus: [LDSFile: StatusWord]
+    /// Whether READ BINARY by short EF identifier (P1 = 80 | SFI) works; without, it answers 6A86.
+    public var shortFileIdentifiers: Bool
     /// Zero-based exchange indices whose protected response gets a corrupted MAC.
     public var corruptMACAtExchange: Set<Int>
     /// The chip's random source (RND.IC, K.IC).
@@ -33,7 +35,8 @@ public struct VirtualChipConfiguration: Sendable {
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
         maxReadLength: Int? = nil, rejectsMaximumLe: Bool = false,
         endOfFileStatus: StatusWord = .endOfFileReached, lds2: Bool = false, bacRefusal: StatusWord? = nil,
-        selectStatus: [LDSFile: StatusWord] = [:], corruptMACAtExchange: Set<Int> = [],
+        selectStatus: [LDSFile: StatusWord] = [:], shortFileIdentifiers: Bool = true,
+        corruptMACAtExchange: Set<Int> = [],
         random: any RandomSource = SystemRandom()
     ) {
         self.files = files
@@ -45,6 +48,7 @@ public struct VirtualChipConfiguration: Sendable {
         self.lds2 = lds2
         self.bacRefusal = bacRefusal
         self.selectStatus = selectStatus
+        self.shortFileIdentifiers = shortFileIdentifiers
         self.corruptMACAtExchange = corruptMACAtExchange
         self.random = random
     }
@@ -148,14 +152,20 @@ public actor VirtualChip: APDUTransport {
                 return ResponseAPDU(statusWord: .securityStatusNotSatisfied)
             }
             let fid = UInt16(command.data[0]) << 8 | UInt16(command.data[1])
-            guard let file = configuration.files.keys.first(where: { $0.fileID == fid && !$0.isInMasterFile })
-            else { return ResponseAPDU(statusWord: .fileNotFound) }
-            if let status = configuration.selectStatus[file] { return ResponseAPDU(statusWord: status) }
-            selected = file
-            return ResponseAPDU(statusWord: .success)
+            return selectEF { $0.fileID == fid }
         default:
             return ResponseAPDU(statusWord: .incorrectP1P2)
         }
+    }
+
+    /// Makes the LDS1 EF matching `predicate` current, or says why not.
+    private func selectEF(where predicate: (LDSFile) -> Bool) -> ResponseAPDU {
+        guard let file = configuration.files.keys.first(where: { predicate($0) && !$0.isInMasterFile }) else {
+            return ResponseAPDU(statusWord: .fileNotFound)
+        }
+        if let status = configuration.selectStatus[file] { return ResponseAPDU(statusWord: status) }
+        selected = file
+        return ResponseAPDU(statusWord: .success)
     }
 
     private func getChallenge(_ command: CommandAPDU) -> ResponseAPDU {
@@ -208,6 +218,17 @@ public actor VirtualChip: APDUTransport {
     }
 
     private func readBinary(_ command: CommandAPDU) -> ResponseAPDU {
+        if command.ins == 0xB0 && command.p1 & 0x80 != 0 {
+            // READ BINARY with a short EF identifier selects the EF first (ISO/IEC 7816-4 §11.3.3).
+            guard configuration.shortFileIdentifiers, command.p1 & 0x60 == 0 else {
+                return ResponseAPDU(statusWord: .incorrectP1P2)
+            }
+            guard application == .lds1 else { return ResponseAPDU(statusWord: .fileNotFound) }
+            guard secureMessaging != nil else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+            let sfi = command.p1 & 0x1F
+            let selection = selectEF { $0.shortFileID == sfi }
+            guard selection.statusWord == .success else { return selection }
+        }
         guard let file = selected, let content = configuration.files[file] else {
             return ResponseAPDU(statusWord: .conditionsNotSatisfied)
         }
@@ -219,8 +240,7 @@ public actor VirtualChip: APDUTransport {
         let offset: Int
         var wrapperOverhead = 0
         if command.ins == 0xB0 {
-            guard command.p1 & 0x80 == 0 else { return ResponseAPDU(statusWord: .incorrectP1P2) }
-            offset = Int(command.p1) << 8 | Int(command.p2)
+            offset = command.p1 & 0x80 != 0 ? Int(command.p2) : Int(command.p1) << 8 | Int(command.p2)
         } else {
             guard let tlv = try? TLV.parse(command.data, expecting: 0x54), (1...3).contains(tlv.value.count) else {
                 return ResponseAPDU(statusWord: .incorrectData)
