@@ -11,7 +11,7 @@ struct MRTDCtl: AsyncParsableCommand {
         commandName: "mrtdctl",
         abstract: "Read and verify eMRTD chips (e-passports, ID cards).",
         discussion: """
-            Exit status: 0 read completed (valid or unverified), 1 read failed, 2 usage error, \
+            Exit status: 0 read completed (valid or unverified), 1 read failed, 64 usage error, \
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
