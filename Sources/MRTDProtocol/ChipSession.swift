@@ -43,6 +43,8 @@ public struct ChipReadOutcome: Sendable, Equatable {
     public var applications: ReadResult.ApplicationsInfo
     public var access: ReadResult.AccessInfo
     public var skipped: [ReadResult.SkippedFile]
+    /// Problems that did not stop the read (an unparsable EF.COM, for one).
+    public var warnings: [String]
     public var transport: TransportReport
 }
 
@@ -92,20 +94,22 @@ public final class ChipSession {
         var files: [LDSFile: [UInt8]] = [:]
         var skipped: [ReadResult.SkippedFile] = []
 
+        var warnings: [String] = []
         let com = try await reader.read(.com)
         files[.com] = com
-        let listed: Set<LDSFile>
+        // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
+        var listed: Set<LDSFile>?
         do {
             listed = Set(try EFCOM(rawBytes: com).dataGroups)
         } catch {
-            throw ProtocolError.malformedFile(.com, .unexpectedTag(expected: 0x60, found: UInt(com.first ?? 0)))
+            warnings.append("EF_COM: \(error)")
         }
         files[.sod] = try await reader.read(.sod)
 
         let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
         for file in wanted {
             // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
-            guard listed.contains(file) || file == .dg(1) || file == .dg(2) else { continue }
+            guard listed?.contains(file) ?? true || file == .dg(1) || file == .dg(2) else { continue }
             do {
                 files[file] = try await reader.read(file)
             } catch ProtocolError.fileAccessDenied(_, let sw) {
@@ -118,6 +122,6 @@ public final class ChipSession {
         }
         return ChipReadOutcome(
             files: files, applications: .init(lds1: true, lds2: lds2), access: access,
-            skipped: skipped, transport: channel.report)
+            skipped: skipped, warnings: warnings, transport: channel.report)
     }
 }

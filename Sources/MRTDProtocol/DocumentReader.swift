@@ -19,10 +19,11 @@ public enum DocumentReader {
         let session = ChipSession(transport: transport, options: options, random: random)
         do {
             let outcome = try await session.run()
-            let result = ReadResult.assemble(
+            var result = ReadResult.assemble(
                 files: outcome.files, access: outcome.access, applications: outcome.applications,
                 skipped: outcome.skipped, transport: outcome.transport,
                 durationMs: milliseconds(clock.now - start))
+            result.warnings.insert(contentsOf: outcome.warnings, at: 0)
             return Read(result: result, files: outcome.files)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))

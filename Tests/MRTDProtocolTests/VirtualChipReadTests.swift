@@ -179,6 +179,18 @@ import Testing
         #expect(read.files[.dg(2)] == specimen.files[.dg(2)])
     }
 
+    @Test func anUnparsableEFCOMIsAWarningAndTheGroupsAreStillRead() async throws {
+        var files = Self.specimen.files
+        files[.com] = TLV.encode(tag: 0x60, value: TLV.encode(tag: 0x5F01, value: Array("0107".utf8)))
+        let read = await DocumentReader.read(
+            transport: Self.chip(Self.setups[0], files: files), options: ReadOptions(accessKey: .mrz(Self.key)))
+        #expect(read.result.status == .unverified)
+        #expect(read.files[.dg(2)] == Self.specimen.files[.dg(2)])
+        #expect(read.result.warnings.first?.hasPrefix("EF_COM:") == true)
+        // DG14 and DG15 were tried (no EF.COM to rule them out) and reported missing.
+        #expect(read.result.dataGroupsSkipped.map(\.file) == ["DG14", "DG15"])
+    }
+
     @Test func aHeaderDeclaringFourGigabytesIsRejectedBeforeReading() async throws {
         var files = Self.specimen.files
         files[.dg(2)] = [0x75, 0x84, 0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 300)
