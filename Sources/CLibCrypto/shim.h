@@ -24,4 +24,6 @@ static inline void mrtd_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
 static inline STACK_OF(X509) *mrtd_sk_X509_new_null(void) { return sk_X509_new_null(); }
 static inline int mrtd_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
 static inline void mrtd_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+static inline int mrtd_sk_CMS_SignerInfo_num(STACK_OF(CMS_SignerInfo) *stack) { return sk_CMS_SignerInfo_num(stack); }
+static inline CMS_SignerInfo *mrtd_sk_CMS_SignerInfo_value(STACK_OF(CMS_SignerInfo) *stack, int index) { return sk_CMS_SignerInfo_value(stack, index); }
 #endif

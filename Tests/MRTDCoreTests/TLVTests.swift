@@ -1,0 +1,33 @@
+import Testing
+@testable import MRTDCore
+
+@Suite struct TLVRobustnessTests {
+    @Test func hugeLongFormLengthFailsBeforeReading() {
+        #expect(throws: TLVError.truncated(needed: 0xFFFF_FFFF, available: 2)) {
+            try TLV.parse([0x61, 0x84, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00])
+        }
+        #expect(throws: TLVError.unsupportedLength(firstByte: 0x85)) {
+            try TLV.parse([0x61, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00])
+        }
+    }
+
+    @Test func nestedLyingLengthIsRejected() {
+        // Outer length fine, inner length larger than the outer value.
+        #expect(throws: TLVError.truncated(needed: 9, available: 2)) {
+            try TLV.parse([0x61, 0x05, 0x5F, 0x1F, 0x09, 0x41, 0x42])
+        }
+    }
+
+    @Test func trailingBytesAreRejected() {
+        #expect(throws: TLVError.trailingBytes(1)) { try TLV.parse([0x02, 0x01, 0x01, 0x00]) }
+    }
+
+    @Test func encodesAndParsesLongForms() throws {
+        let value = [UInt8](repeating: 0xAB, count: 300)
+        let bytes = TLV.encode(tag: 0x5F2E, value: value)
+        #expect(Array(bytes.prefix(5)) == [0x5F, 0x2E, 0x82, 0x01, 0x2C])
+        let tlv = try TLV.parse(bytes, expecting: 0x5F2E)
+        #expect(tlv.bytes == value)
+        #expect(tlv.encoded == bytes)
+    }
+}
