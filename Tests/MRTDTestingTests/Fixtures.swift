@@ -53,3 +53,41 @@ struct SODParts {
     }
 }
 
+/// The `openssl` command line, used only to cross-check CMS signatures while MRTDCrypto has no verifier.
+enum OpenSSLCLI {
+    static let path = "/usr/bin/openssl"
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    struct Result {
+        let status: Int32
+        let content: [UInt8]
+        let stderr: String
+    }
+
+    /// `openssl cms -verify -inform DER -CAfile <caFile> -purpose any` on a DER ContentInfo.
+    static func verifyCMS(_ cms: [UInt8], caFile: String) throws -> Result {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mrtdd-cms-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("sod.cms")
+        let output = directory.appendingPathComponent("content.bin")
+        try Data(cms).write(to: input)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [
+            "cms", "-verify", "-inform", "DER", "-in", input.path, "-binary",
+            "-CAfile", Fixtures.packageRoot.appendingPathComponent(caFile).path,
+            "-purpose", "any", "-out", output.path,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let content = (try? Data(contentsOf: output)).map { [UInt8]($0) } ?? []
+        return Result(status: process.terminationStatus, content: content, stderr: stderr)
+    }
+}

@@ -57,11 +57,68 @@ import Testing
         }
     }
 
-    @Test func sodIsSignedByTheTestDSC() throws {
+    @Test func sodCarriesTheTestDSC() throws {
         let document = try SpecimenDocument.make()
         let parts = try SODParts(sod: try #require(document.files[.sod]))
         let dscDER = try #require(Fixtures.derFromPEM(TestPKI.dscCertificatePEM))
         #expect(parts.certificates == [dscDER])
+        #expect(parts.certificates == [try TestPKI.dsc().derBytes])
+    }
+
+    @Test(arguments: SpecimenDocument.FaceFormat.allCases, [FaceEncoding.iso19794_5, .iso39794_5])
+    func dg2ParsesBackToTheExactImage(face: SpecimenDocument.FaceFormat, encoding: FaceEncoding) throws {
+        let document = try SpecimenDocument.make(face: face, faceEncoding: encoding)
+        let dg2 = try DG2(rawBytes: try #require(document.files[.dg(2)]))
+        #expect(dg2.encoding == encoding)
+        #expect(dg2.faces.count == 1)
+        let image = try #require(dg2.faces.first)
+        #expect(image.imageData == SpecimenDocument.faceImageBytes(face))
+        #expect(image.imageData == document.faceImage)
+        #expect(image.mimeType == (face == .jpeg ? "image/jpeg" : "image/jp2"))
+        #expect(image.width == SpecimenDocument.faceWidth)
+        #expect(image.height == SpecimenDocument.faceHeight)
+    }
+
+    @Test func faceImageHeadersGiveThe480x600Size() {
+        for format in SpecimenDocument.FaceFormat.allCases {
+            let size = FaceImage.dimensions(of: SpecimenDocument.faceImageBytes(format))
+            #expect(size?.width == 480 && size?.height == 600, "\(format)")
+        }
+    }
+
+    @Test func testDSCIsIssuedByTheTestCSCA() throws {
+        let csca = try TestPKI.csca()
+        let dsc = try TestPKI.dsc()
+        #expect(csca.subject.contains("mrtdd Test CSCA"))
+        #expect(csca.subject.contains("mrtdd TEST ONLY"))
+        #expect(dsc.subject.contains("mrtdd Test DSC"))
+        #expect(dsc.issuer == csca.subject)
+        #expect(csca.issuer == csca.subject)
+    }
+
+    // MRTDCrypto cannot verify CMS yet, so the signature is cross-checked with the openssl CLI
+    // against the test CSCA. Replace with the Swift passive authentication once it exists.
+    @Test(.enabled(if: OpenSSLCLI.isAvailable), arguments: [DigestAlgorithm.sha256, .sha512, .sha1])
+    func sodSignatureVerifiesAgainstTheTestCSCAWithOpenSSL(digest: DigestAlgorithm) throws {
+        let document = try SpecimenDocument.make(digest: digest)
+        let sod = try #require(document.files[.sod])
+        let cms = try TLV.parse(sod, expecting: 0x77).bytes
+        let result = try OpenSSLCLI.verifyCMS(cms, caFile: "certs/test/csca.pem")
+        #expect(result.status == 0, "openssl cms -verify: \(result.stderr)")
+        #expect(result.content == (try SODParts(sod: sod)).eContent)
+    }
+
+    @Test(.enabled(if: OpenSSLCLI.isAvailable))
+    func tamperedSODFailsOpenSSLVerification() throws {
+        let document = try SpecimenDocument.make()
+        let sod = try #require(document.files[.sod])
+        var cms = try TLV.parse(sod, expecting: 0x77).bytes
+        // Flip one bit inside the first data group hash of the eContent.
+        let eContent = try SODParts(sod: sod).eContent
+        let hashOffset = try #require(cms.firstRange(of: eContent)).lowerBound + eContent.count - 1
+        cms[hashOffset] ^= 0x01
+        let result = try OpenSSLCLI.verifyCMS(cms, caFile: "certs/test/csca.pem")
+        #expect(result.status != 0)
     }
 
     @Test func rejectsExtraDataGroupsThatAreNot3To16() {
