@@ -17,8 +17,20 @@ enum Fixtures {
         try String(contentsOf: packageRoot.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
-    /// Real EF.SOD files from gmrtd's test data, shared outside the repository.
-    static let samplesDirectory = URL(fileURLWithPath: "/work/shared/samples/gmrtd/sod")
+    /// Real EF.SOD files from gmrtd's test data, in `../shared` beside the repository.
+    static let samplesDirectory = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/samples/gmrtd/sod")
+
+    /// Whether `../shared` is there. When it is not, tests that need it say so and pass outside CI;
+    /// under CI (environment variable `CI` set) the caller's `#require` fails loudly.
+    static var sharedSamplesPresent: Bool {
+        if FileManager.default.fileExists(atPath: samplesDirectory.path) { return true }
+        if ProcessInfo.processInfo.environment["CI"] == nil {
+            print("SKIPPED: ../shared missing (sample SODs)")
+            return false
+        }
+        return true
+    }
 
     /// The DER of a PEM object (the first one in `pem`).
     static func derFromPEM(_ pem: String) -> [UInt8]? {
