@@ -27,15 +27,7 @@ public enum CMSSigner {
         let data = try MemoryBIO(content)
         guard CMS_final(cms.pointer, data.pointer, nil, flags) == 1 else { throw .openSSLQueue("CMS_final") }
 
-        let length = i2d_CMS_ContentInfo(cms.pointer, nil)
-        guard length > 0 else { throw .openSSLQueue("i2d_CMS_ContentInfo") }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return i2d_CMS_ContentInfo(cms.pointer, &cursor)
-        }
-        guard written == length else { throw .openSSLQueue("i2d_CMS_ContentInfo") }
-        return der
+        return try encodeDER("i2d_CMS_ContentInfo") { i2d_CMS_ContentInfo(cms.pointer, $0) }
     }
 }
 

@@ -98,3 +98,18 @@ func dottedOID(_ object: OpaquePointer?) -> String? {
     guard length > 0, Int(length) < buffer.count else { return nil }
     return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+/// Runs an OpenSSL `i2d_*` encoder the usual two times: once for the length, once into the buffer.
+func encodeDER(
+    _ name: String, _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+) throws(CryptoError) -> [UInt8] {
+    let length = i2d(nil)
+    guard length > 0 else { throw .openSSLQueue(name) }
+    var der = [UInt8](repeating: 0, count: Int(length))
+    let written = der.withUnsafeMutableBufferPointer { buffer in
+        var cursor = buffer.baseAddress
+        return i2d(&cursor)
+    }
+    guard written == length else { throw .openSSLQueue(name) }
+    return der
+}

@@ -69,15 +69,7 @@ public struct X509Certificate: Sendable, Equatable {
     }
 
     private static func encodeDER(_ handle: X509Handle) throws(CryptoError) -> [UInt8] {
-        let length = i2d_X509(handle.pointer, nil)
-        guard length > 0 else { throw .openSSLQueue("i2d_X509") }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return i2d_X509(handle.pointer, &cursor)
-        }
-        guard written == length else { throw .openSSLQueue("i2d_X509") }
-        return der
+        try MRTDCrypto.encodeDER("i2d_X509") { i2d_X509(handle.pointer, $0) }
     }
 
     private static func rfc2253(_ name: OpaquePointer?) throws(CryptoError) -> String {
