@@ -57,7 +57,7 @@ public struct VirtualChipConfiguration: Sendable {
 /// A chip in software: the eMRTD application with BAC and 3DES secure messaging over a file system.
 ///
 /// It is also the in-process reader (`APDUTransport`): the protocol code talks to it exactly as it
-/// talks to PC/SC or libnfc. The same chip logic backs the vpcd bridge and the PN532 emulator.
+/// talks to PC/SC or libnfc.
 public actor VirtualChip: APDUTransport {
     public nonisolated let capabilities: TransportCapabilities
     public let configuration: VirtualChipConfiguration
@@ -89,7 +89,8 @@ public actor VirtualChip: APDUTransport {
         guard let command = try? CommandAPDU(bytes: bytes) else {
             return StatusWord.wrongLength.bytes
         }
-        if bytes.count > 5 + 255 + 1 || (command.ne ?? 0) > 256 || command.data.count > 255 {
+        // ISO/IEC 7816-3 §12.1.3: an extended-length APDU has 00 where a short one has Lc or Le.
+        if bytes.count >= 7 && bytes[4] == 0x00 {
             guard configuration.extendedLength else { return StatusWord.wrongLength.bytes }
         }
         guard var sm = secureMessaging else {

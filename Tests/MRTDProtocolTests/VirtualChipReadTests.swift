@@ -112,6 +112,15 @@ import Testing
         #expect(outcome.transport.adjustments.count == 1)
     }
 
+    @Test func aShortOnlyChipAnswersExtendedAPDUsWith6700() async throws {
+        let chip = Self.chip(Self.setups[3])
+        #expect(chip.capabilities == .shortOnly)
+        let extendedSelect = try CommandAPDU(ins: 0xA4, p1: 4, p2: 0x0C, data: ApplicationID.lds1).encoded(extended: true)
+        #expect(await chip.process(extendedSelect) == [0x67, 0x00])
+        let shortSelect = try CommandAPDU(ins: 0xA4, p1: 4, p2: 0x0C, data: ApplicationID.lds1).encoded()
+        #expect(await chip.process(shortSelect) == [0x90, 0x00])
+    }
+
     @Test func lengthAdjustmentsAreReported() async throws {
         let outcome = try await ChipSession(
             transport: Self.chip(Self.setups[4]), options: ReadOptions(accessKey: .mrz(Self.key))).run()
