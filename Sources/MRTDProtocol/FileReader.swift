@@ -99,6 +99,9 @@ public final class FileReader {
         readCap = min(readCap, linkCap())
         var data: [UInt8] = []
         var total: Int?
+        // EF.SOD in BER indefinite length (`77 80`, seen on US passports; RELIABILITY TLV-04) has no
+        // declared length: it is read until the chip reports the end, bounded by `maxFileSize`.
+        var untilEndOfFile = false
         var attempts = 0
         while true {
             let remaining = total.map { $0 - data.count }
@@ -128,9 +131,8 @@ public final class FileReader {
             }
             let sw = response.statusWord
             var endOfFile = false
-            if shortFileID != nil, data.isEmpty, ![0x90, 0x62, 0x67, 0x6C, 0x69, 0x6A].contains(sw.sw1)
-                || shortFileID != nil && data.isEmpty && sw.sw1 == 0x6A && sw != .fileNotFound {
-                // The chip did not take the short EF identifier (6B00, 6D00, 6A86, ...).
+            if shortFileID != nil, data.isEmpty, !Self.answersRead(sw) {
+                // The chip did not take the short EF identifier (6B00, 6D00, 6A86, 6986, ...).
                 throw ProtocolError.commandFailed("READ BINARY by short EF identifier", sw)
             }
             if sw == .success || sw == .endOfFileReached {
@@ -160,7 +162,7 @@ public final class FileReader {
             } else {
                 channel.noteRead(bytes: 0, extended: useExtended)
             }
-            if total == nil, data.count >= 2 {
+            if total == nil, !untilEndOfFile, data.count >= 2 {
                 do {
                     let header = try TLV.parseHeader(data)
                     guard header.totalLength <= configuration.maxFileSize else {
@@ -170,10 +172,24 @@ public final class FileReader {
                     total = header.totalLength
                 } catch let error as TLVError {
                     // A header cut off by a tiny first read is completed by the next read.
-                    if case .truncated = error, !endOfFile, data.count < 8 {} else {
+                    if case .truncated = error, !endOfFile, data.count < 8 {
+                    } else if error == .indefiniteLength, file == .sod {
+                        untilEndOfFile = true
+                        channel.noteAdjustment("\(file.name): indefinite length: reading to the end of the file")
+                    } else {
                         throw ProtocolError.malformedFile(file, error)
                     }
                 }
+            }
+            if untilEndOfFile {
+                if endOfFile || response.data.count < length {
+                    channel.noteFile(bytes: data.count)
+                    return data
+                }
+                guard data.count < configuration.maxFileSize else {
+                    throw ProtocolError.fileTooLarge(file, declared: data.count, limit: configuration.maxFileSize)
+                }
+                continue
             }
             if let total, data.count >= total {
                 if data.count > total { data.removeLast(data.count - total) }
@@ -187,6 +203,13 @@ public final class FileReader {
                 throw ProtocolError.fileTruncated(file, expected: total ?? data.count + 1, received: data.count)
             }
         }
+    }
+
+    /// Whether `sw` is an answer to READ BINARY of an existing (or absent, or protected) EF, as
+    /// opposed to a refusal of the command's form.
+    static func answersRead(_ sw: StatusWord) -> Bool {
+        sw == .success || sw == .endOfFileReached || sw.sw1 == 0x67 || sw.sw1 == 0x6C
+            || sw == .securityStatusNotSatisfied || sw == .fileNotFound
     }
 
     /// Reacts to 6700 (wrong length).

@@ -200,6 +200,27 @@ import Testing
         #expect(read.result.dataGroupsSkipped.map(\.file) == ["DG14", "DG15"])
     }
 
+    @Test func anEFSODInIndefiniteLengthIsReadToTheEndOfTheFile() async throws {
+        // 77 80 <ContentInfo> 00 00, as some US passports store it.
+        let content = try TLV.parse(Self.specimen.files[.sod]!, expecting: 0x77).bytes
+        var files = Self.specimen.files
+        files[.sod] = [0x77, 0x80] + content + [0x00, 0x00]
+        for setup in [Self.setups[0], Self.setups[3], Self.setups[7]] {
+            let outcome = try await ChipSession(
+                transport: Self.chip(setup, files: files), options: ReadOptions(accessKey: .mrz(Self.key))).run()
+            #expect(outcome.files[.sod] == files[.sod], "\(setup.name)")
+            #expect(outcome.files[.dg(2)] == Self.specimen.files[.dg(2)], "\(setup.name)")
+        }
+    }
+
+    @Test func indefiniteLengthOutsideEFSODIsAMalformedFile() async throws {
+        var files = Self.specimen.files
+        files[.dg(1)] = [0x61, 0x80] + Array(files[.dg(1)]!.dropFirst(2)) + [0x00, 0x00]
+        let read = await DocumentReader.read(
+            transport: Self.chip(Self.setups[0], files: files), options: ReadOptions(accessKey: .mrz(Self.key)))
+        #expect(read.result.error?.code == "malformedFile")
+    }
+
     @Test func aHeaderDeclaringFourGigabytesIsRejectedBeforeReading() async throws {
         var files = Self.specimen.files
         files[.dg(2)] = [0x75, 0x84, 0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 300)
