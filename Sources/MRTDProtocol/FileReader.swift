@@ -156,12 +156,8 @@ public final class FileReader {
                 throw ProtocolError.commandFailed("READ BINARY \(file.name)", sw)
             }
             attempts = 0
-            if !response.data.isEmpty {
-                channel.noteRead(bytes: response.data.count, extended: useExtended)
-                data += response.data
-            } else {
-                channel.noteRead(bytes: 0, extended: useExtended)
-            }
+            channel.noteRead(bytes: response.data.count, extended: useExtended)
+            data += response.data
             if total == nil, !untilEndOfFile, data.count >= 2 {
                 do {
                     let header = try TLV.parseHeader(data)

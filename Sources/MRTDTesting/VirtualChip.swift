@@ -87,11 +87,11 @@ public actor VirtualChip: APDUTransport {
         defer { exchangeCount += 1 }
         let index = exchangeCount
         guard let command = try? CommandAPDU(bytes: bytes) else {
-            return StatusWord.wrongLength.bytes
+            return ResponseAPDU(statusWord: .wrongLength).bytes
         }
         // ISO/IEC 7816-3 §12.1.3: an extended-length APDU has 00 where a short one has Lc or Le.
         if bytes.count >= 7 && bytes[4] == 0x00 {
-            guard configuration.extendedLength else { return StatusWord.wrongLength.bytes }
+            guard configuration.extendedLength else { return ResponseAPDU(statusWord: .wrongLength).bytes }
         }
         guard var sm = secureMessaging else {
             return handle(command).bytes
@@ -99,7 +99,7 @@ public actor VirtualChip: APDUTransport {
         guard command.cla & 0x0C == 0x0C, let plain = sm.unprotectCommand(command) else {
             // ISO/IEC 7816-4 §10: an SM error ends the session; the answer is plain.
             dropSession()
-            return StatusWord.smDataObjectsIncorrect.bytes
+            return ResponseAPDU(statusWord: .smDataObjectsIncorrect).bytes
         }
         let response = handle(plain)
         guard secureMessaging != nil else { return response.bytes }
@@ -112,7 +112,7 @@ public actor VirtualChip: APDUTransport {
             return wrapped
         } catch {
             dropSession()
-            return StatusWord.noPreciseDiagnosis.bytes
+            return ResponseAPDU(statusWord: .noPreciseDiagnosis).bytes
         }
     }
 
@@ -256,8 +256,4 @@ public actor VirtualChip: APDUTransport {
         let status: StatusWord = count < ne - wrapperOverhead ? configuration.endOfFileStatus : .success
         return ResponseAPDU(data: data, statusWord: status)
     }
-}
-
-extension StatusWord {
-    var bytes: [UInt8] { [sw1, sw2] }
 }
