@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MRTDCrypto", targets: ["MRTDCrypto"]),
         .library(name: "MRTDProtocol", targets: ["MRTDProtocol"]),
         .library(name: "MRTDReaders", targets: ["MRTDReaders"]),
+        .library(name: "MRTDVerification", targets: ["MRTDVerification"]),
         .library(name: "MRTDTesting", targets: ["MRTDTesting"]),
     ],
     dependencies: [
@@ -36,8 +37,13 @@ let package = Package(
             name: "MRTDCrypto",
             dependencies: ["MRTDCore", "CLibCrypto"]),
         .target(
+            name: "MRTDVerification",
+            dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")]),
+        // The protocol layer composes a read with its verification; MRTDVerification itself never
+        // depends on the protocol code, so it runs offline on saved dumps.
+        .target(
             name: "MRTDProtocol",
-            dependencies: ["MRTDCore", "MRTDCrypto"]),
+            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDVerification"]),
         .target(
             name: "MRTDReaders",
             dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"]),
@@ -58,6 +64,7 @@ let package = Package(
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting"]),
         .testTarget(name: "MRTDReadersTests", dependencies: ["MRTDReaders"]),
+        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
         .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
     ]
 )
