@@ -29,6 +29,7 @@ public final class ScriptedTransport: APDUTransport {
     public let capabilities: TransportCapabilities
     private let exchanges: [Exchange]
     private let position = Mutex(0)
+    private let mismatchSeen = Mutex<Mismatch?>(nil)
 
     public init(_ exchanges: [Exchange], capabilities: TransportCapabilities = .extended) {
         self.exchanges = exchanges
@@ -38,16 +39,24 @@ public final class ScriptedTransport: APDUTransport {
     /// Exchanges consumed so far.
     public var consumed: Int { position.withLock { $0 } }
 
+    /// The first command that differed from the script (the session above may have wrapped the
+    /// thrown error into its own).
+    public var firstMismatch: Mismatch? { mismatchSeen.withLock { $0 } }
+
     public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-        try position.withLock { index in
-            guard index < exchanges.count else { throw Mismatch(index: index, expected: nil, actual: command) }
+        let outcome: Result<[UInt8], Mismatch> = position.withLock { index in
+            guard index < exchanges.count else { return .failure(Mismatch(index: index, expected: nil, actual: command)) }
             let exchange = exchanges[index]
             guard exchange.command == command else {
-                throw Mismatch(index: index, expected: exchange.command, actual: command)
+                return .failure(Mismatch(index: index, expected: exchange.command, actual: command))
             }
             index += 1
-            return exchange.response
+            return .success(exchange.response)
         }
+        if case .failure(let mismatch) = outcome {
+            mismatchSeen.withLock { if $0 == nil { $0 = mismatch } }
+        }
+        return try outcome.get()
     }
 }
 

@@ -15,7 +15,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self])
+        subcommands: [Read.self, Replay.self])
 }
 
 enum MRTDVersion {
@@ -61,6 +61,9 @@ struct Read: AsyncParsableCommand {
     @Option(help: "Write the raw files (EF_COM.bin, EF_SOD.bin, DG1.bin, ...) to this directory.")
     var dump: String?
 
+    @Option(help: "Record the session (every APDU and random byte, and the access key: personal data) to this transcript file for `mrtdctl replay`.")
+    var record: String?
+
     @OptionGroup(title: "Virtual chip (with --simulate)")
     var chip: SimulationOptions
 
@@ -92,7 +95,17 @@ struct Read: AsyncParsableCommand {
         let options = ReadOptions(
             accessKey: .mrz(key), dataGroups: groups,
             reader: .init(preferExtendedLength: !noExtendedLength))
-        let read = await DocumentReader.read(transport: virtualChip, options: options)
+        let read: DocumentReader.Read
+        if let record {
+            let recorded = await Transcript.record(
+                transport: virtualChip,
+                reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: virtualChip.capabilities),
+                options: options)
+            read = recorded.read
+            try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
+        } else {
+            read = await DocumentReader.read(transport: virtualChip, options: options)
+        }
 
         if let dump {
             try writeDump(read.files, to: dump)

@@ -1,0 +1,202 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+
+/// A recorded chip session in the `mrtd-transcript/1` format (docs/transcripts.md): everything needed
+/// to run the same read again, byte for byte, without the chip.
+///
+/// It holds the access key, which decrypts every exchange: a transcript is personal data.
+public struct Transcript: Sendable, Equatable, Codable {
+    public static let formatName = "mrtd-transcript/1"
+
+    public struct Reader: Sendable, Equatable, Codable {
+        public var name: String
+        public var backend: String
+        public var extendedLength: Bool
+        public var maxCommand: Int
+        public var maxResponse: Int
+
+        public init(name: String, backend: String, capabilities: TransportCapabilities) {
+            self.name = name
+            self.backend = backend
+            extendedLength = capabilities.extendedLength
+            maxCommand = capabilities.maxCommandLength
+            maxResponse = capabilities.maxResponseLength
+        }
+
+        public var capabilities: TransportCapabilities {
+            TransportCapabilities(extendedLength: extendedLength, maxCommandLength: maxCommand, maxResponseLength: maxResponse)
+        }
+    }
+
+    /// The password the session used. Exactly one field is present.
+    public struct Access: Sendable, Equatable, Codable {
+        public struct MRZKeyFields: Sendable, Equatable, Codable {
+            public var documentNumber: String
+            public var dateOfBirth: String
+            public var dateOfExpiry: String
+        }
+        public var mrzKey: MRZKeyFields?
+    }
+
+    /// The read options that shape the command sequence.
+    public struct Options: Sendable, Equatable, Codable {
+        public var dataGroups: [Int]
+        public var probeLDS2: Bool
+        public var preferExtendedLength: Bool
+        public var useShortFileIdentifiers: Bool
+        public var maxFileSize: Int
+    }
+
+    public struct Exchange: Sendable, Equatable, Codable {
+        /// Hex, as sent.
+        public var command: String
+        /// Hex, status word included.
+        public var response: String
+    }
+
+    public var format: String
+    public var reader: Reader
+    /// The ATR (hex) when the reader reported one.
+    public var atr: String?
+    public var access: Access
+    public var options: Options
+    /// Every byte the terminal drew from its random source, in order (hex).
+    public var random: String
+    public var exchanges: [Exchange]
+    /// The result the original read produced.
+    public var result: ReadResult
+
+    public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        case unsupportedFormat(String)
+        case invalidHex(field: String)
+        case invalidAccess(String)
+
+        public var description: String {
+            switch self {
+            case .unsupportedFormat(let f): return "unsupported transcript format '\(f)' (expected \(Transcript.formatName))"
+            case .invalidHex(let field): return "transcript field \(field) is not hex"
+            case .invalidAccess(let why): return "transcript access: \(why)"
+            }
+        }
+    }
+
+    /// Builds a transcript from a finished recording.
+    public init(
+        reader: Reader, atr: [UInt8]? = nil, options: ReadOptions, random: [UInt8],
+        exchanges: [ScriptedTransport.Exchange], result: ReadResult
+    ) {
+        format = Self.formatName
+        self.reader = reader
+        self.atr = atr?.hex
+        switch options.accessKey {
+        case .mrz(let key):
+            access = Access(mrzKey: .init(
+                documentNumber: key.documentNumber, dateOfBirth: key.dateOfBirth, dateOfExpiry: key.dateOfExpiry))
+        }
+        self.options = Options(
+            dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
+            preferExtendedLength: options.reader.preferExtendedLength,
+            useShortFileIdentifiers: options.reader.useShortFileIdentifiers,
+            maxFileSize: options.reader.maxFileSize)
+        self.random = random.hex
+        self.exchanges = exchanges.map { Exchange(command: $0.command.hex, response: $0.response.hex) }
+        self.result = result
+    }
+
+    public init(json: Data) throws {
+        let decoded = try JSONDecoder().decode(Transcript.self, from: json)
+        guard decoded.format == Self.formatName else { throw Error.unsupportedFormat(decoded.format) }
+        self = decoded
+    }
+
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// The read options the session ran with.
+    public func readOptions() throws -> ReadOptions {
+        guard let fields = access.mrzKey else { throw Error.invalidAccess("no mrzKey") }
+        let key: MRZKey
+        do {
+            key = try MRZKey(
+                documentNumber: fields.documentNumber, dateOfBirth: fields.dateOfBirth, dateOfExpiry: fields.dateOfExpiry)
+        } catch {
+            throw Error.invalidAccess("\(error)")
+        }
+        return ReadOptions(
+            accessKey: .mrz(key), dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
+            reader: .init(
+                preferExtendedLength: options.preferExtendedLength, maxFileSize: options.maxFileSize,
+                useShortFileIdentifiers: options.useShortFileIdentifiers))
+    }
+
+    /// The recorded exchanges as a script that insists on every command byte for byte.
+    public func script() throws -> ScriptedTransport {
+        var scripted: [ScriptedTransport.Exchange] = []
+        scripted.reserveCapacity(exchanges.count)
+        for (i, exchange) in exchanges.enumerated() {
+            guard let command = [UInt8](hex: exchange.command) else { throw Error.invalidHex(field: "exchanges[\(i)].command") }
+            guard let response = [UInt8](hex: exchange.response) else { throw Error.invalidHex(field: "exchanges[\(i)].response") }
+            scripted.append(.init(command: command, response: response))
+        }
+        return ScriptedTransport(scripted, capabilities: reader.capabilities)
+    }
+
+    /// The recorded random bytes, handed out again in order.
+    public func randomSource() throws -> ScriptedRandom {
+        guard let bytes = [UInt8](hex: random) else { throw Error.invalidHex(field: "random") }
+        return ScriptedRandom(bytes)
+    }
+
+    /// Reads through `transport`, recording every exchange and every random byte, and returns the
+    /// read with its transcript.
+    public static func record(
+        transport: any APDUTransport, reader: Reader, atr: [UInt8]? = nil, options: ReadOptions,
+        random: any RandomSource = SystemRandom()
+    ) async -> (read: DocumentReader.Read, transcript: Transcript) {
+        let recorder = RecordingTransport(transport)
+        let drawn = RecordingRandom(random)
+        let read = await DocumentReader.read(transport: recorder, options: options, random: drawn)
+        let transcript = Transcript(
+            reader: reader, atr: atr, options: options, random: drawn.recorded,
+            exchanges: recorder.exchanges, result: read.result)
+        return (read, transcript)
+    }
+
+    /// What a replay produced.
+    public struct Replay: Sendable {
+        /// The result of the replayed read.
+        public var read: DocumentReader.Read
+        /// The first command that differed from the recording, if any.
+        public var mismatch: ScriptedTransport.Mismatch?
+        /// Recorded exchanges the replay did not reach.
+        public var unusedExchanges: Int
+        /// Whether the replayed result equals the recorded one, timings aside.
+        public var resultMatches: Bool
+    }
+
+    /// Runs the same read code path as a live read, over a transport answering from the recording
+    /// and a random source returning the recorded bytes.
+    public func replay(adjusting: (inout ReadOptions) -> Void = { _ in }) async throws -> Replay {
+        var options = try readOptions()
+        adjusting(&options)
+        let script = try script()
+        let read = await DocumentReader.read(transport: script, options: options, random: try randomSource())
+        return Replay(
+            read: read, mismatch: script.firstMismatch, unusedExchanges: exchanges.count - script.consumed,
+            resultMatches: read.result.withoutTimings == result.withoutTimings)
+    }
+}
+
+extension ReadResult {
+    /// The result with its wall-clock fields zeroed, for comparing two runs of the same session.
+    public var withoutTimings: ReadResult {
+        var copy = self
+        copy.durationMs = 0
+        return copy
+    }
+}

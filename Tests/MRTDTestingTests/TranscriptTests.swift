@@ -1,0 +1,67 @@
+import Foundation
+import MRTDCore
+import MRTDProtocol
+import MRTDTesting
+import Testing
+
+@Suite struct TranscriptTests {
+    static func recorded(extendedLength: Bool) async throws -> Transcript {
+        let specimen = try SpecimenDocument.make()
+        let key = try MRZ(SpecimenDocument.erikssonMRZ).accessKey
+        let chip = VirtualChip(configuration: .init(files: specimen.files, accessKey: key, extendedLength: extendedLength))
+        let options = ReadOptions(accessKey: .mrz(key), reader: .init(preferExtendedLength: extendedLength))
+        let (read, transcript) = await Transcript.record(
+            transport: chip, reader: .init(name: "virtual", backend: "virtual", capabilities: chip.capabilities),
+            options: options)
+        #expect(read.result.status != .failed)
+        return transcript
+    }
+
+    @Test(arguments: [true, false])
+    func aRecordedReadReplaysByteForByteWithTheSameResult(extendedLength: Bool) async throws {
+        let transcript = try await Self.recorded(extendedLength: extendedLength)
+        #expect(transcript.exchanges.count == transcript.result.transport.apdus)
+        #expect(!transcript.random.isEmpty)
+
+        let reloaded = try Transcript(json: try transcript.json())
+        #expect(reloaded == transcript)
+
+        let replay = try await reloaded.replay()
+        #expect(replay.mismatch == nil)
+        #expect(replay.unusedExchanges == 0)
+        #expect(replay.resultMatches)
+        #expect(replay.read.files[.dg(2)] != nil)
+    }
+
+    @Test func aCommandThatDiffersStopsTheReplayAtItsIndex() async throws {
+        let transcript = try await Self.recorded(extendedLength: true)
+        // Short reads change the first READ BINARY (Le=00 instead of Le=0000), after BAC's 4 exchanges.
+        let replay = try await transcript.replay { $0.reader.preferExtendedLength = false }
+        guard let mismatch = replay.mismatch else {
+            Issue.record("the replay with other options did not notice the different commands")
+            return
+        }
+        // SELECT LDS2, SELECT LDS1, GET CHALLENGE, EXTERNAL AUTHENTICATE, then the first read.
+        #expect(mismatch.index == 4)
+        #expect(mismatch.expected != mismatch.actual)
+        #expect(replay.read.result.status == .failed)
+        #expect(!replay.resultMatches)
+    }
+
+    @Test func aResponseEditedByOneByteBreaksTheSecureMessagingAtThatExchange() async throws {
+        var transcript = try await Self.recorded(extendedLength: true)
+        let index = transcript.exchanges.count - 1
+        var response = try #require([UInt8](hex: transcript.exchanges[index].response))
+        response[response.count / 2] ^= 0x01
+        transcript.exchanges[index].response = response.hex
+        let replay = try await transcript.replay()
+        #expect(replay.read.result.status == .failed)
+        #expect(replay.read.result.error?.code == "secureMessagingMACInvalid")
+        #expect(replay.read.result.transport.apdus == index + 1)
+    }
+
+    @Test func anUnknownFormatIsRefusedByName() throws {
+        let json = Data(#"{"format":"mrtd-transcript/9"}"#.utf8)
+        #expect(throws: (any Error).self) { try Transcript(json: json) }
+    }
+}
