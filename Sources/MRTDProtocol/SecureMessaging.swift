@@ -88,8 +88,12 @@ public struct SecureMessaging: Sendable {
         guard objects[macIndex].value.count == 8 else {
             throw ProtocolError.secureMessagingMalformed("DO'8E' of \(objects[macIndex].value.count) bytes")
         }
-        let covered = objects[..<macIndex].flatMap { $0.encoded }
-        let mac = try computeMAC(covered)
+        guard macIndex == objects.count - 1 else {
+            throw ProtocolError.secureMessagingMalformed("data objects after DO'8E'")
+        }
+        // The MAC covers the data objects exactly as received (Doc 9303-11 §9.8.6.2), not a
+        // re-encoding: a longer length form or padding between objects must break it.
+        let mac = try computeMAC(Array(Self.bytesBefore(objects[macIndex], in: body)))
         guard constantTimeEqual(mac, objects[macIndex].bytes) else {
             throw ProtocolError.secureMessagingMACInvalid
         }
@@ -107,6 +111,12 @@ public struct SecureMessaging: Sendable {
         return ResponseAPDU(data: data, statusWord: sw)
     }
 
+    /// The bytes of `container` before the object `object` (a TLV parsed from it), as received.
+    private static func bytesBefore(_ object: TLV, in container: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let start = object.value.endIndex - object.encodedLength
+        return container[container.startIndex..<start]
+    }
+
     // MARK: Chip side (virtual chip)
 
     /// The chip's view of a protected command: verifies its MAC and decrypts it. Returns `nil` when
@@ -117,8 +127,9 @@ public struct SecureMessaging: Sendable {
         guard let objects = try? TLV.parseAll(command.data, maxDepth: 1),
               let macIndex = objects.firstIndex(where: { $0.tag == 0x8E }) else { return nil }
         let header: [UInt8] = [command.cla, command.ins, command.p1, command.p2]
+        guard macIndex == objects.count - 1 else { return nil }
         let covered = ISO9797Padding.pad(header, blockSize: blockSize)
-            + objects[..<macIndex].flatMap { $0.encoded }
+            + Self.bytesBefore(objects[macIndex], in: command.data[...])
         guard let mac = try? computeMAC(covered), constantTimeEqual(mac, objects[macIndex].bytes) else {
             return nil
         }

@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+// libFuzzer targets (docs/fuzzing.md). Built by scripts/fuzz with
+// `-sanitize=fuzzer,address`; each target's main hands its test function to libFuzzer's driver.
+import PackageDescription
+
+func fuzzTarget(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: ["FuzzSupport"] + deps, path: "Sources/\(name)")
+}
+
+let core: [Target.Dependency] = [.product(name: "MRTDCore", package: "mrtdd")]
+let session: [Target.Dependency] = core + [
+    .product(name: "MRTDCrypto", package: "mrtdd"), .product(name: "MRTDProtocol", package: "mrtdd"),
+]
+
+let package = Package(
+    name: "mrtdd-fuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [.package(name: "mrtdd", path: "..")],
+    targets: [
+        .target(name: "FuzzSupport"),
+        fuzzTarget("fuzz_ber_tlv", core),
+        fuzzTarget("fuzz_ef_com", core),
+        fuzzTarget("fuzz_dg1", core),
+        fuzzTarget("fuzz_dg2_header", core),
+        fuzzTarget("fuzz_lds_security_object", core),
+        fuzzTarget("fuzz_mrz_can_input", core),
+        fuzzTarget("fuzz_sm_unwrap", session),
+        fuzzTarget("fuzz_apdu_transport", session),
+        fuzzTarget("fuzz_session", session + [.product(name: "MRTDTesting", package: "mrtdd")]),
+    ]
+)
