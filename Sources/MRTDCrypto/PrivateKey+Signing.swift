@@ -29,14 +29,19 @@ extension PrivateKey {
                 throw .openSSLQueue("EVP_PKEY_CTX_set_rsa_keygen_bits")
             }
         case .ec(let curve, let explicit):
-            let status = curve.withCString { curveName in
-                (explicit ? "explicit" : "named_curve").withCString { encoding in
-                    var params = [
-                        OSSL_PARAM_construct_utf8_string("group", UnsafeMutablePointer(mutating: curveName), 0),
-                        OSSL_PARAM_construct_utf8_string("encoding", UnsafeMutablePointer(mutating: encoding), 0),
-                        OSSL_PARAM_construct_end(),
-                    ]
-                    return EVP_PKEY_CTX_set_params(context, &params)
+            // OSSL_PARAM keeps pointers to the key names and values: all four must outlive the call.
+            let status = "group".withCString { groupKey in
+                "encoding".withCString { encodingKey in
+                    curve.withCString { curveName in
+                        (explicit ? "explicit" : "named_curve").withCString { encoding in
+                            var params = [
+                                OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: curveName), 0),
+                                OSSL_PARAM_construct_utf8_string(encodingKey, UnsafeMutablePointer(mutating: encoding), 0),
+                                OSSL_PARAM_construct_end(),
+                            ]
+                            return EVP_PKEY_CTX_set_params(context, &params)
+                        }
+                    }
                 }
             }
             guard status == 1 else { throw .openSSLQueue("EC parameters for \(curve)") }

@@ -154,6 +154,12 @@ public enum PassiveAuthentication {
         }
         for number in hashes.keys where files[.dg(number)] == nil { report.fileHashes[.dg(number)] = .notRead }
 
+        if !mismatched.isEmpty {
+            throw PAFailure(.dataGroupHashMismatch, "hash mismatch: \(mismatched.sorted().joined(separator: ", "))")
+        }
+        if !missing.isEmpty {
+            throw PAFailure(.dataGroupHashMissing, "no hash in the SOD for \(missing.sorted().joined(separator: ", "))")
+        }
         if let com = files[.com] {
             guard let listed = try? EFCOM(rawBytes: com).dataGroups else {
                 throw PAFailure(.comSodMismatch, "EF.COM does not parse, so its data group list cannot be compared")
@@ -163,15 +169,10 @@ public enum PassiveAuthentication {
             if fromCOM != fromSOD {
                 let onlyCOM = fromCOM.subtracting(fromSOD).sorted().map { "DG\($0)" }
                 let onlySOD = fromSOD.subtracting(fromCOM).sorted().map { "DG\($0)" }
-                if !mismatched.isEmpty { report.fail(PAFailure(.dataGroupHashMismatch, "hash mismatch: \(mismatched.sorted().joined(separator: ", "))")) }
                 throw PAFailure(.comSodMismatch, "only in EF.COM: [\(onlyCOM.joined(separator: ", "))], only in SOD: [\(onlySOD.joined(separator: ", "))]")
             }
-        }
-        if !mismatched.isEmpty {
-            throw PAFailure(.dataGroupHashMismatch, "hash mismatch: \(mismatched.sorted().joined(separator: ", "))")
-        }
-        if !missing.isEmpty {
-            throw PAFailure(.dataGroupHashMissing, "no hash in the SOD for \(missing.sorted().joined(separator: ", "))")
+        } else {
+            report.warnings.append("comNotRead")
         }
     }
 }

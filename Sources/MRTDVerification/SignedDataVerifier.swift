@@ -105,6 +105,9 @@ enum SignedDataVerifier {
             signerFromMessage = false
         }
         guard !candidates.isEmpty else {
+            if signedData.unparsableCertificates > 0 {
+                throw PAFailure(.dscInvalid, "an embedded certificate does not parse (missing or malformed fields)")
+            }
             throw PAFailure(.dscNotFound, "no certificate matches the SignerInfo's signer identifier")
         }
         guard !signerInfo.signature.isEmpty else { throw PAFailure(.sodSignatureInvalid, "empty signature") }
