@@ -153,6 +153,7 @@ public enum PassiveAuthentication {
             if !valid { mismatched.append(file.name) }
         }
         for number in hashes.keys where files[.dg(number)] == nil { report.fileHashes[.dg(number)] = .notRead }
+        if !report.fileHashes.values.contains(.valid) { report.warnings.append("noDataGroupVerified") }
 
         if !mismatched.isEmpty {
             throw PAFailure(.dataGroupHashMismatch, "hash mismatch: \(mismatched.sorted().joined(separator: ", "))")

@@ -51,11 +51,14 @@ extension TrustStore {
         for certificate in extraAnchors { extra.addAnchor(certificate, source: "signed message") }
         candidates += extra.candidateIssuers(of: signer)
         guard !candidates.isEmpty else {
+            if let aki = signer.authorityKeyIdentifier, !anchors(withKeyIdentifier: aki).isEmpty {
+                throw PAFailure(.cscaNotFound, "a CSCA has the authority key identifier, but not the issuer name \(signer.issuer)")
+            }
             throw PAFailure(.cscaNotFound, "no CSCA for issuer \(signer.issuer)")
         }
         var anchor: Anchor?
         for candidate in candidates {
-            guard let key = try? candidate.certificate.publicKey() else { continue }
+            guard let key = try? candidate.publicKey() else { continue }
             if (try? signer.isSigned(by: key)) == true {
                 anchor = candidate
                 break
@@ -69,7 +72,7 @@ extension TrustStore {
         let crls = self.crls(issuedBy: anchor.certificate) + extra.crls(issuedBy: anchor.certificate)
         if crls.isEmpty {
             warnings.append("revocationNotChecked")
-        } else if let key = try? anchor.certificate.publicKey() {
+        } else if let key = try? anchor.publicKey() {
             var usable = 0
             for crl in crls where crl.isSigned(by: key) {
                 usable += 1
@@ -99,7 +102,7 @@ extension TrustStore {
     /// loaded; this follows it to the CSCA that signed it and says when that fails.
     private func followLink(_ link: Certificate) -> [String] {
         for candidate in candidateIssuers(of: link) where candidate.certificate != link {
-            if let key = try? candidate.certificate.publicKey(), (try? link.isSigned(by: key)) == true {
+            if let key = try? candidate.publicKey(), (try? link.isSigned(by: key)) == true {
                 return ["cscaIsLinkCertificate"]
             }
         }

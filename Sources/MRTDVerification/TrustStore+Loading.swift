@@ -51,8 +51,9 @@ extension TrustStore {
                 throw PAFailure(.sodMalformed, "CscaMasterList: \(error)")
             }
             entry.certificates = list.certificates.count
-            let chain = try verifyChain(
-                of: verification.signer, role: .masterListSigner, at: date, extraAnchors: list.certificates)
+            // The signer's CSCA may be in the list itself (as in the BSI and RDW lists).
+            let issuers = list.certificates.filter { $0.subject == verification.signer.issuer }
+            let chain = try verifyChain(of: verification.signer, role: .masterListSigner, at: date, extraAnchors: issuers)
             entry.signerCSCA = chain.anchor.certificate.subject.description
             for certificate in list.certificates where addAnchor(certificate, source: path, isTestMaterial: test) {
                 entry.added += 1

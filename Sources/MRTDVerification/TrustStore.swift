@@ -8,7 +8,7 @@ import MRTDCrypto
 /// Build it with ``load(paths:)`` from `certs/`-style directories (`csca/`, `masterlists/`,
 /// `crls/`), single files (PEM or DER certificates, CSCA master lists, CRLs, ICAO PKD LDIF) or
 /// add material directly. Immutable once built; share it between reads.
-public struct TrustStore: Sendable {
+public struct TrustStore: Sendable, Equatable {
     /// One trusted CSCA (self-signed root or link certificate) and where it came from.
     public struct Anchor: Sendable {
         public let certificate: Certificate
@@ -16,6 +16,13 @@ public struct TrustStore: Sendable {
         public let source: String
         /// TEST-ONLY material (`certs/test`, or a subject naming itself TEST ONLY).
         public let isTestMaterial: Bool
+        let keyCache = PublicKeyCache()
+
+        /// The CSCA's public key, decoded on first use and kept (explicit EC parameters make
+        /// decoding cost as much as a verification).
+        func publicKey() throws -> PublicKey {
+            try keyCache.key { try certificate.publicKey() }
+        }
     }
 
     /// Trusted CSCAs and link certificates.
@@ -34,6 +41,12 @@ public struct TrustStore: Sendable {
 
     /// An empty store: every verification against it ends in `cscaNotFound`.
     public init() {}
+
+    /// Equal when they trust the same CSCAs and document signers and hold the same CRLs.
+    public static func == (lhs: TrustStore, rhs: TrustStore) -> Bool {
+        lhs.anchors.map(\.certificate) == rhs.anchors.map(\.certificate) && lhs.documentSigners == rhs.documentSigners
+            && lhs.crls.map(\.derBytes) == rhs.crls.map(\.derBytes)
+    }
 
     /// Whether the store holds any CSCA.
     public var isEmpty: Bool { anchors.isEmpty }
@@ -62,13 +75,22 @@ public struct TrustStore: Sendable {
         crls.append(crl)
     }
 
-    /// The anchors that may have issued `certificate`: by authority key identifier when it has one
-    /// (Doc 9303-12 §7.1.1.1), else by issuer name; self-signed roots first.
+    /// The anchors that may have issued `certificate`: those whose subject is its issuer, narrowed
+    /// by authority key identifier when that matches some; self-signed roots first.
     func candidateIssuers(of certificate: Certificate) -> [Anchor] {
-        var indices: [Int] = []
-        if let aki = certificate.authorityKeyIdentifier { indices = anchorsByKeyID[aki] ?? [] }
-        if indices.isEmpty { indices = anchorsBySubject[certificate.issuer.matchKey] ?? [] }
+        // Doc 9303-12 §7.1.1.1 / TR-03105 LDS_H_54: the issuer name must be the CSCA's subject;
+        // the key identifier narrows the choice among CSCAs of one name (key rollover).
+        var indices = anchorsBySubject[certificate.issuer.matchKey] ?? []
+        if let aki = certificate.authorityKeyIdentifier, indices.count > 1 {
+            let byKey = indices.filter { anchors[$0].certificate.subjectKeyIdentifier == aki }
+            if !byKey.isEmpty { indices = byKey }
+        }
         return indices.map { anchors[$0] }.sorted { a, _ in a.certificate.isSelfSigned }
+    }
+
+    /// Anchors whose subject key identifier is `keyIdentifier` (for diagnostics).
+    func anchors(withKeyIdentifier keyIdentifier: [UInt8]) -> [Anchor] {
+        (anchorsByKeyID[keyIdentifier] ?? []).map { anchors[$0] }
     }
 
     /// Document signers from the store matching a SignerInfo identifier.
@@ -87,5 +109,20 @@ extension Certificate {
     var isSelfSigned: Bool {
         if let aki = authorityKeyIdentifier, let ski = subjectKeyIdentifier { return aki == ski }
         return isSelfIssued
+    }
+}
+
+/// A lazily decoded public key shared by the copies of one ``TrustStore/Anchor``.
+final class PublicKeyCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cached: PublicKey?
+
+    func key(_ decode: () throws -> PublicKey) throws -> PublicKey {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let key = try decode()
+        cached = key
+        return key
     }
 }

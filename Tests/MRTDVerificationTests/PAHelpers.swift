@@ -25,5 +25,5 @@ func verify(
 /// One shared EC P-256 fixture PKI.
 enum Shared {
     static let pki: FixturePKI = try! FixturePKI.make(.ecP256)
-    static let otherPKI: FixturePKI = try! FixturePKI.make(.ecP256, country: "UU", cscaCommonName: "Other CSCA")
+    static let otherPKI: FixturePKI = try! FixturePKI.make(.ecP256, country: "UU", cscaCommonName: "Other CSCA", keySet: 1)
 }

@@ -12,7 +12,7 @@ import Testing
 
     @Test func unmodifiedFixtureDocumentPasses() throws {
         let report = try verify(pki: pki)
-        #expect(report.passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
         #expect(report.fileHashes[.dg(1)] == .valid)
         #expect(report.fileHashes[.dg(15)] == .valid)
         #expect(report.isAuthenticated(.dg(14)))
@@ -115,7 +115,7 @@ import Testing
     // PA-CMS-05
     @Test func v3WithIssuerAndSerialMatchesTheSigner() throws {
         let report = try verify(pki: pki) { $0.signerVersion = 3 }
-        #expect(report.passed)
+        #expect(report.result == .passed)
         #expect(report.warnings.contains("signerInfoVersionMismatch"))
     }
 
@@ -125,13 +125,13 @@ import Testing
             $0.signerIdentifier = .subjectKeyIdentifier(ski)
             $0.signerVersion = 1
         }
-        #expect(report.passed)
+        #expect(report.result == .passed)
     }
 
     @Test func v3WithSubjectKeyIdentifierPasses() throws {
         let ski = try #require(pki.dscTemplate.subjectKeyIdentifier)
         let report = try verify(pki: pki) { $0.signerIdentifier = .subjectKeyIdentifier(ski) }
-        #expect(report.passed)
+        #expect(report.result == .passed)
         #expect(report.warnings.isEmpty || !report.warnings.contains("signerInfoVersionMismatch"))
     }
 
@@ -222,7 +222,7 @@ import Testing
             $0.digest = .sha384
             $0.scheme = .ecdsa(.sha384)
         }
-        #expect(report.passed, "\(report.detail ?? "")")
+        #expect(report.result == .passed, "\(report.detail ?? "")")
         #expect(report.digestAlgorithm == .sha256)
         #expect(report.signatureScheme == .ecdsa(.sha384))
     }
@@ -262,7 +262,7 @@ import Testing
         var good = files
         good[.cardSecurity] = try cardSecurity.build(signedBy: pki.dscKey)
         let passed = PassiveAuthentication.verify(files: good, trustStore: try trustStore(pki))
-        #expect(passed.passed)
+        #expect(passed.result == .passed)
         #expect(passed.fileHashes[.cardSecurity] == .valid)
         #expect(passed.isAuthenticated(.cardSecurity))
 

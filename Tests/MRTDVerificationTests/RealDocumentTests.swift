@@ -21,7 +21,7 @@ import Testing
         guard let store = Self.store, let sod = sharedSample("gmrtd/sod/EF_SOD_\(country).bin") else { return }
         let report = PassiveAuthentication.verify(files: [.sod: sod], trustStore: store)
         #expect(report.reason == nil, "\(country): \(report.reason?.rawValue ?? "") \(report.detail ?? "")")
-        #expect(report.passed)
+        #expect(report.result == .passed)
         #expect(report.signatureAndChainValid)
         #expect(report.csca != nil)
         #expect(report.fileHashes.values.allSatisfy { $0 == .notRead })

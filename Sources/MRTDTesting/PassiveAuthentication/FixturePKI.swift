@@ -35,11 +35,12 @@ public struct FixturePKI: Sendable {
     public static let defaultNotBefore = Date(timeIntervalSinceNow: -365 * 86400)
     public static let defaultNotAfter = Date(timeIntervalSinceNow: 9 * 365 * 86400)
 
-    /// A CSCA and a DSC of `keyType`; `country` goes into both names.
+    /// A CSCA and a DSC of `keyType`; `country` goes into both names. PKIs with another
+    /// `keySet` have other keys (keys are cached per key type and set).
     public static func make(_ keyType: KeyType = .ecP256, country: String = "UT", cscaCommonName: String = "Fixture CSCA",
-                            dscSerial: [UInt8] = [0x10, 0x01]) throws -> FixturePKI {
-        let cscaKey = try FixtureKeys.key(keyType, slot: 0)
-        let dscKey = try FixtureKeys.key(keyType, slot: 1)
+                            dscSerial: [UInt8] = [0x10, 0x01], keySet: Int = 0) throws -> FixturePKI {
+        let cscaKey = try FixtureKeys.key(keyType, slot: 2 * keySet)
+        let dscKey = try FixtureKeys.key(keyType, slot: 2 * keySet + 1)
         let scheme = scheme(for: keyType)
         let cscaName = DERBuilder.name(country: country, organization: "mrtdd TEST fixtures", commonName: cscaCommonName)
         let dscName = DERBuilder.name(country: country, organization: "mrtdd TEST fixtures", commonName: "Fixture DSC")
