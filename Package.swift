@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "mrtdctl",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDTesting",
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDTesting", "MRTDVerification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

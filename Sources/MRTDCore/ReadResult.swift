@@ -160,11 +160,11 @@ public struct ReadResult: Sendable, Equatable, Codable {
     }
 
     public struct Checks: Sendable, Equatable, Codable {
-        public var passiveAuthentication: Check
+        public var passiveAuthentication: PassiveAuthenticationCheck
         public var chipAuthentication: Check
         public var activeAuthentication: Check
         public init(
-            passiveAuthentication: Check = .notPerformed("notImplemented"),
+            passiveAuthentication: PassiveAuthenticationCheck = .notPerformed("notImplemented"),
             chipAuthentication: Check = .notPerformed("notImplemented"),
             activeAuthentication: Check = .notPerformed("notImplemented")
         ) {

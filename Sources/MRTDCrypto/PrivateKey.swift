@@ -5,6 +5,10 @@ internal import CLibCrypto
 public struct PrivateKey: Sendable {
     let handle: EVPKeyHandle
 
+    init(handle: EVPKeyHandle) {
+        self.handle = handle
+    }
+
     /// Reads an unencrypted PEM private key: PKCS #8 (`PRIVATE KEY`), `RSA PRIVATE KEY` or `EC PRIVATE KEY`.
     public init(pem: String) throws(CryptoError) {
         let bio = try MemoryBIO(pem.utf8)

@@ -1,5 +1,6 @@
 import MRTDCore
 import MRTDCrypto
+import MRTDVerification
 
 /// How to open a document.
 public enum AccessKey: Sendable, Equatable, CustomStringConvertible {
@@ -25,15 +26,19 @@ public struct ReadOptions: Sendable, Equatable {
     /// Probe the LDS2 application (`A0000002472001`) before selecting LDS1; reported, not read.
     public var probeLDS2: Bool
     public var reader: FileReader.Configuration
+    /// The CSCAs to verify the document against (passive authentication); `nil` leaves it
+    /// `notPerformed` and the status `unverified`.
+    public var trustStore: TrustStore?
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,
-        reader: FileReader.Configuration = .init()
+        reader: FileReader.Configuration = .init(), trustStore: TrustStore? = nil
     ) {
         self.accessKey = accessKey
         self.dataGroups = dataGroups
         self.probeLDS2 = probeLDS2
         self.reader = reader
+        self.trustStore = trustStore
     }
 }
 

@@ -1,5 +1,6 @@
 import MRTDCore
 import MRTDCrypto
+import MRTDVerification
 
 /// Reads a document and turns the outcome into the result model: the entry point the CLI, the
 /// daemon and replay share.
@@ -24,6 +25,8 @@ public enum DocumentReader {
                 skipped: outcome.skipped, transport: outcome.transport,
                 durationMs: milliseconds(clock.now - start))
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
+            // Doc 9303-11 §5.1: passive authentication over the files as read; sets the status.
+            result.apply(PassiveAuthentication.verify(files: outcome.files, trustStore: options.trustStore))
             return Read(result: result, files: outcome.files)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))

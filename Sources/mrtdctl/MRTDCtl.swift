@@ -15,7 +15,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self, Replay.self])
+        subcommands: [Read.self, Verify.self, Trust.self, Replay.self])
 }
 
 enum MRTDVersion {
@@ -34,7 +34,7 @@ struct Read: AsyncParsableCommand {
         discussion: """
             With --simulate the read runs in-process against a virtual chip presenting the ICAO \
             specimen passport (ERIKSSON ANNA MARIA, TD3); its SOD is signed by the TEST-ONLY CSCA in \
-            certs/test. Without --simulate, reading goes through the mrtdd daemon (not in this build yet).
+            certs/test, which --simulate therefore trusts (on top of any --trust). Without --simulate, reading goes through the mrtdd daemon (not in this build yet).
             """)
 
     @Flag(help: "Read the built-in virtual specimen passport in-process.")
@@ -67,6 +67,9 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual chip (with --simulate)")
     var chip: SimulationOptions
 
+    @OptionGroup(title: "Passive authentication")
+    var trustOptions: TrustOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
@@ -94,7 +97,8 @@ struct Read: AsyncParsableCommand {
         }
         let options = ReadOptions(
             accessKey: .mrz(key), dataGroups: groups,
-            reader: .init(preferExtendedLength: !noExtendedLength))
+            reader: .init(preferExtendedLength: !noExtendedLength),
+            trustStore: try trustOptions.store(trustingTestCSCA: simulate))
         let read: DocumentReader.Read
         if let record {
             let recorded = await Transcript.record(

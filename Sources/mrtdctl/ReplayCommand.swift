@@ -19,6 +19,9 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Print the result model as JSON.")
     var json = false
 
+    @OptionGroup(title: "Trust (passive authentication of the replayed files; give what the recorded read trusted)")
+    var trust: TrustOptions
+
     func run() async throws {
         let data: Data
         do {
@@ -34,7 +37,8 @@ struct Replay: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(file) is not a transcript: \(error)")
         }
-        let replay = try await transcript.replay()
+        let store = try trust.store()
+        let replay = try await transcript.replay { $0.trustStore = store }
         if let mismatch = replay.mismatch {
             printError("replay: \(mismatch)")
             throw ExitStatus.readFailed

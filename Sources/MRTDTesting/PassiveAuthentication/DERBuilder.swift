@@ -1,0 +1,107 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import SwiftASN1
+
+/// Hand-rolled DER (and, on request, BER) for test fixtures that must be able to break any field.
+public enum DERBuilder {
+    public static func tlv(_ tag: UInt, _ content: [UInt8]) -> [UInt8] { TLV.encode(tag: tag, value: content) }
+    public static func sequence(_ parts: [UInt8]...) -> [UInt8] { tlv(0x30, parts.flatMap { $0 }) }
+    public static func sequence(_ parts: [[UInt8]]) -> [UInt8] { tlv(0x30, parts.flatMap { $0 }) }
+    /// A SET with its elements sorted as DER requires (X.690 §11.6).
+    public static func set(_ parts: [[UInt8]]) -> [UInt8] {
+        tlv(0x31, parts.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 })
+    }
+    public static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv(0x04, bytes) }
+    public static func null() -> [UInt8] { [0x05, 0x00] }
+    public static func bitString(_ bytes: [UInt8]) -> [UInt8] { tlv(0x03, [0] + bytes) }
+    public static func boolean(_ value: Bool) -> [UInt8] { [0x01, 0x01, value ? 0xFF : 0x00] }
+    public static func utf8(_ text: String) -> [UInt8] { tlv(0x0C, Array(text.utf8)) }
+    public static func printable(_ text: String) -> [UInt8] { tlv(0x13, Array(text.utf8)) }
+
+    public static func integer(_ value: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var v = value
+        repeat {
+            bytes.insert(UInt8(v & 0xFF), at: 0)
+            v >>= 8
+        } while v > 0
+        if let first = bytes.first, first & 0x80 != 0 { bytes.insert(0, at: 0) }
+        return tlv(0x02, bytes)
+    }
+
+    /// An INTEGER from unsigned magnitude bytes.
+    public static func integer(unsigned bytes: [UInt8]) -> [UInt8] {
+        var b = Array(bytes.drop { $0 == 0 })
+        if b.isEmpty { b = [0] }
+        if b[0] & 0x80 != 0 { b.insert(0, at: 0) }
+        return tlv(0x02, b)
+    }
+
+    public static func oid(_ dotted: String) -> [UInt8] {
+        var serializer = DER.Serializer()
+        // Only fixtures call this, with literal OIDs.
+        try! serializer.serialize(ASN1ObjectIdentifier(dotRepresentation: dotted))
+        return serializer.serializedBytes
+    }
+
+    public static func algorithm(_ dotted: String, parameters: [UInt8]? = nil) -> [UInt8] {
+        sequence(oid(dotted), parameters ?? [])
+    }
+
+    /// A `Name` from (attribute OID, value) pairs, most significant first; `C` as PrintableString.
+    public static func name(_ attributes: [(String, String)]) -> [UInt8] {
+        sequence(attributes.map { type, value in
+            set([sequence(oid(type), type == "2.5.4.6" ? printable(value) : utf8(value))])
+        })
+    }
+
+    /// `C=<country>, O=<organization>, CN=<common name>`.
+    public static func name(country: String, organization: String, commonName: String) -> [UInt8] {
+        name([("2.5.4.6", country), ("2.5.4.10", organization), ("2.5.4.3", commonName)])
+    }
+
+    public static func utcTime(_ date: Date) -> [UInt8] { tlv(0x17, Array(timeText(date, fourDigitYear: false).utf8)) }
+    public static func generalizedTime(_ date: Date) -> [UInt8] { tlv(0x18, Array(timeText(date, fourDigitYear: true).utf8)) }
+
+    /// RFC 5280 §4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050.
+    public static func time(_ date: Date) -> [UInt8] {
+        (Int(timeText(date, fourDigitYear: true).prefix(4)) ?? 0) >= 2050 ? generalizedTime(date) : utcTime(date)
+    }
+
+    private static func timeText(_ date: Date, fourDigitYear: Bool) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ v: Int?) -> String { String(format: "%02d", v ?? 0) }
+        let year = fourDigitYear ? String(format: "%04d", c.year ?? 0) : two((c.year ?? 0) % 100)
+        return year + two(c.month) + two(c.day) + two(c.hour) + two(c.minute) + two(c.second) + "Z"
+    }
+
+    /// The AlgorithmIdentifier of a signature scheme as X.509 and CMS write it.
+    public static func signatureAlgorithm(_ scheme: SignatureScheme) -> [UInt8] {
+        func hashID(_ d: DigestAlgorithm) -> [UInt8] { algorithm(d.oid) }
+        switch scheme {
+        case .rsaPKCS1v15(let d):
+            let oids: [DigestAlgorithm: String] = [.sha1: "1.2.840.113549.1.1.5", .sha224: "1.2.840.113549.1.1.14",
+                                                   .sha256: "1.2.840.113549.1.1.11", .sha384: "1.2.840.113549.1.1.12",
+                                                   .sha512: "1.2.840.113549.1.1.13"]
+            return algorithm(oids[d]!, parameters: null())
+        case .rsaPSS(let d, let mgf, let salt):
+            return algorithm("1.2.840.113549.1.1.10", parameters: sequence(
+                tlv(0xA0, hashID(d)),
+                tlv(0xA1, algorithm("1.2.840.113549.1.1.8", parameters: hashID(mgf))),
+                tlv(0xA2, integer(salt))))
+        case .ecdsa(let d), .ecdsaPlain(let d):
+            let oids: [DigestAlgorithm: String] = [.sha1: "1.2.840.10045.4.1", .sha224: "1.2.840.10045.4.3.1",
+                                                   .sha256: "1.2.840.10045.4.3.2", .sha384: "1.2.840.10045.4.3.3",
+                                                   .sha512: "1.2.840.10045.4.3.4"]
+            return algorithm(oids[d]!)
+        }
+    }
+
+    /// md5WithRSAEncryption, refused everywhere.
+    public static let md5WithRSA = algorithm("1.2.840.113549.1.1.4", parameters: null())
+    /// The MD5 digest algorithm identifier.
+    public static let md5 = algorithm("1.2.840.113549.2.5", parameters: null())
+}

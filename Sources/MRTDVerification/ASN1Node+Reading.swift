@@ -1,0 +1,182 @@
+import Foundation
+import SwiftASN1
+
+/// Small, checked accessors over SwiftASN1 nodes for the CMS and X.509 structures parsed here.
+/// Every failure is an `ASN1Error`, which callers turn into a stable reason code.
+extension ASN1Node {
+    /// The children of a constructed node whose identifier is `expected`.
+    func children(_ expected: ASN1Identifier, _ what: @autoclosure () -> String) throws -> [ASN1Node] {
+        guard identifier == expected, case .constructed(let nodes) = content else {
+            throw ASN1Error.unexpectedFieldType(identifier)
+        }
+        return Array(nodes)
+    }
+
+    /// The contents of a primitive node.
+    func primitiveBytes() throws -> ArraySlice<UInt8> {
+        guard case .primitive(let bytes) = content else { throw ASN1Error.unexpectedFieldType(identifier) }
+        return bytes
+    }
+
+    /// An OCTET STRING's contents with the given tag, concatenating BER constructed segments
+    /// (X.690 §8.7.3), as chips write the eContent of EF.SOD in indefinite length.
+    func octetStringBytes(tag: ASN1Identifier = .octetString, depth: Int = 0) throws -> [UInt8] {
+        guard identifier == tag || (depth > 0 && identifier == .octetString) else {
+            throw ASN1Error.unexpectedFieldType(identifier)
+        }
+        switch content {
+        case .primitive(let bytes): return Array(bytes)
+        case .constructed(let nodes):
+            guard depth < 8 else { throw ASN1Error.invalidASN1Object(reason: "OCTET STRING nested too deeply") }
+            var out: [UInt8] = []
+            for node in nodes { out += try node.octetStringBytes(tag: .octetString, depth: depth + 1) }
+            return out
+        }
+    }
+
+    /// A dotted object identifier.
+    func oid() throws -> String {
+        try ASN1ObjectIdentifier(berEncoded: self).description
+    }
+
+    /// The node re-read as DER bytes as encoded (a copy of `encodedBytes`).
+    var bytes: [UInt8] { Array(encodedBytes) }
+}
+
+extension ASN1Identifier {
+    /// `[n]` context-specific.
+    static func context(_ n: UInt) -> ASN1Identifier { ASN1Identifier(tagWithNumber: n, tagClass: .contextSpecific) }
+}
+
+/// Well-known object identifiers (dotted).
+enum OID {
+    static let signedData = "1.2.840.113549.1.7.2"
+    static let contentType = "1.2.840.113549.1.9.3"
+    static let messageDigest = "1.2.840.113549.1.9.4"
+    static let signingTime = "1.2.840.113549.1.9.5"
+    /// `id-icao-cscaMasterList` (Doc 9303-12 §9).
+    static let cscaMasterList = "2.23.136.1.1.2"
+    /// `id-SecurityObject` of EF.CardSecurity (BSI TR-03110-3 §A.1.2.5).
+    static let securityObject = "0.4.0.127.0.7.3.2.1"
+    static let subjectKeyIdentifier = "2.5.29.14"
+    static let keyUsage = "2.5.29.15"
+    static let basicConstraints = "2.5.29.19"
+    static let authorityKeyIdentifier = "2.5.29.35"
+    static let countryName = "2.5.4.6"
+    static let md5 = "1.2.840.113549.2.5"
+}
+
+/// Calendar arithmetic without Foundation's Calendar (certificate times are UTC).
+enum UTCDate {
+    /// Seconds since 1970 of a UTC civil time (proleptic Gregorian; H. Hinnant's days_from_civil).
+    static func date(year: Int, month: Int, day: Int, hours: Int, minutes: Int, seconds: Int) -> Date {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146097 + doe - 719468
+        return Date(timeIntervalSince1970: TimeInterval(days * 86400 + hours * 3600 + minutes * 60 + seconds))
+    }
+
+    /// A `Time ::= CHOICE { utcTime, generalTime }` node (RFC 5280 §4.1.2.5); also reports whether
+    /// it was a GeneralizedTime for a year before 2050, which RFC 5280 forbids.
+    static func parseTime(_ node: ASN1Node) throws -> (date: Date, generalizedBefore2050: Bool) {
+        if node.identifier == .utcTime {
+            let t = try UTCTime(berEncoded: node)
+            return (date(year: t.year, month: t.month, day: t.day, hours: t.hours, minutes: t.minutes, seconds: t.seconds), false)
+        }
+        let t = try GeneralizedTime(berEncoded: node)
+        return (date(year: t.year, month: t.month, day: t.day, hours: t.hours, minutes: t.minutes, seconds: t.seconds),
+                t.year < 2050)
+    }
+
+    /// `2026-05-28T08:28:45Z`.
+    static func iso8601(_ date: Date) -> String {
+        let total = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
+        let secs = total - days * 86400
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let year = String(y).count < 4 ? String(repeating: "0", count: 4 - String(y).count) + String(y) : String(y)
+        return "\(year)-\(two(m))-\(two(d))T\(two(secs / 3600)):\(two(secs % 3600 / 60)):\(two(secs % 60))Z"
+    }
+}
+
+/// Finds where one BER element ends, so that a file read past its end (padding, or a chip that
+/// reports a larger file) is bounded by the element itself, and an indefinite-length element is
+/// bounded by its end-of-contents octets (X.690 §8.1.3.6). Lengths that run past the bytes read
+/// are errors, never reads beyond the buffer.
+enum BERExtent {
+    /// The total length (header included) of the element starting at `start`.
+    static func elementLength(_ bytes: ArraySlice<UInt8>, depth: Int = 0) throws -> Int {
+        guard depth < 32 else { throw ASN1Error.invalidASN1Object(reason: "nesting too deep") }
+        var i = bytes.startIndex
+        guard i < bytes.endIndex else { throw ASN1Error.truncatedASN1Field() }
+        let first = bytes[i]
+        i += 1
+        if first & 0x1F == 0x1F {
+            var count = 0
+            while true {
+                guard i < bytes.endIndex, count < 4 else { throw ASN1Error.truncatedASN1Field() }
+                let b = bytes[i]
+                i += 1
+                count += 1
+                if b & 0x80 == 0 { break }
+            }
+        }
+        guard i < bytes.endIndex else { throw ASN1Error.truncatedASN1Field() }
+        let lengthByte = bytes[i]
+        i += 1
+        if lengthByte == 0x80 {
+            guard first & 0x20 != 0 else {
+                throw ASN1Error.unsupportedFieldLength(reason: "indefinite length on a primitive element")
+            }
+            while true {
+                guard bytes.endIndex - i >= 2 else { throw ASN1Error.truncatedASN1Field() }
+                if bytes[i] == 0, bytes[i + 1] == 0 { return i + 2 - bytes.startIndex }
+                i += try elementLength(bytes[i...], depth: depth + 1)
+            }
+        }
+        var length = 0
+        if lengthByte & 0x80 == 0 {
+            length = Int(lengthByte)
+        } else {
+            let count = Int(lengthByte & 0x7F)
+            guard count <= 4, bytes.endIndex - i >= count else {
+                throw ASN1Error.unsupportedFieldLength(reason: "length of \(count) bytes")
+            }
+            for _ in 0..<count {
+                length = length << 8 | Int(bytes[i])
+                i += 1
+            }
+        }
+        guard bytes.endIndex - i >= length else {
+            throw ASN1Error.invalidASN1Object(reason: "length \(length) runs past the \(bytes.endIndex - i) bytes read")
+        }
+        return i + length - bytes.startIndex
+    }
+
+    /// The header length and the content range of the element at the start of `bytes`
+    /// (for an indefinite-length element, the content excludes the end-of-contents octets).
+    static func contents(_ bytes: ArraySlice<UInt8>) throws -> (tag: UInt8, content: ArraySlice<UInt8>) {
+        let total = try elementLength(bytes)
+        guard let tag = bytes.first else { throw ASN1Error.truncatedASN1Field() }
+        var i = bytes.startIndex + 1
+        if tag & 0x1F == 0x1F { while bytes[i] & 0x80 != 0 { i += 1 }; i += 1 }
+        let lengthByte = bytes[i]
+        i += 1
+        if lengthByte == 0x80 { return (tag, bytes[i..<(bytes.startIndex + total - 2)]) }
+        if lengthByte & 0x80 != 0 { i += Int(lengthByte & 0x7F) }
+        return (tag, bytes[i..<(bytes.startIndex + total)])
+    }
+}

@@ -1,0 +1,135 @@
+import MRTDCrypto
+import SwiftASN1
+
+/// `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }`
+/// (RFC 5280 §4.1.1.2), with the mapping to the digests and signature schemes passive
+/// authentication accepts (Doc 9303-12 §7: SHA-1/SHA-2, RSA PKCS #1 v1.5, RSA-PSS, ECDSA).
+struct AlgorithmIdentifier: Sendable, Hashable {
+    let oid: String
+    /// The parameters as encoded (`nil` when absent).
+    let parameters: [UInt8]?
+
+    init(oid: String, parameters: [UInt8]? = nil) {
+        self.oid = oid
+        self.parameters = parameters
+    }
+
+    init(node: ASN1Node) throws {
+        let parts = try node.children(.sequence, "AlgorithmIdentifier")
+        guard let first = parts.first, parts.count <= 2 else {
+            throw ASN1Error.invalidASN1Object(reason: "AlgorithmIdentifier with \(parts.count) elements")
+        }
+        oid = try first.oid()
+        parameters = parts.count == 2 ? parts[1].bytes : nil
+    }
+
+    /// Whether the parameters are absent or NULL (RFC 5754 §2 allows both for hashes).
+    var hasNoParameters: Bool { parameters == nil || parameters == [0x05, 0x00] }
+
+    /// The digest named by this identifier. MD5 and unknown hashes are refused.
+    func digestAlgorithm() throws(AlgorithmError) -> DigestAlgorithm {
+        if Self.weakDigests.contains(oid) { throw .notAllowed(oid) }
+        guard let digest = DigestAlgorithm(oid: oid) else { throw .unsupported(oid) }
+        guard hasNoParameters else { throw .badParameters(oid) }
+        return digest
+    }
+
+    /// The signature scheme named by this identifier. A bare key algorithm (`rsaEncryption`,
+    /// `id-ecPublicKey`, as some SignerInfos carry) takes the hash from `defaultDigest` (the
+    /// SignerInfo's digestAlgorithm); certificates pass `nil` and must name the hash.
+    func signatureScheme(defaultDigest: DigestAlgorithm?) throws(AlgorithmError) -> SignatureScheme {
+        if Self.weakSignatures.contains(oid) { throw .notAllowed(oid) }
+        switch oid {
+        case "1.2.840.113549.1.1.1":
+            guard let defaultDigest else { throw .unsupported(oid) }
+            return .rsaPKCS1v15(defaultDigest)
+        case "1.2.840.113549.1.1.5", "1.3.14.3.2.29": return .rsaPKCS1v15(.sha1)
+        case "1.2.840.113549.1.1.14": return .rsaPKCS1v15(.sha224)
+        case "1.2.840.113549.1.1.11": return .rsaPKCS1v15(.sha256)
+        case "1.2.840.113549.1.1.12": return .rsaPKCS1v15(.sha384)
+        case "1.2.840.113549.1.1.13": return .rsaPKCS1v15(.sha512)
+        case "1.2.840.113549.1.1.10": return try pssScheme()
+        case "1.2.840.10045.2.1":
+            guard let defaultDigest else { throw .unsupported(oid) }
+            return .ecdsa(defaultDigest)
+        case "1.2.840.10045.4.1": return .ecdsa(.sha1)
+        case "1.2.840.10045.4.3.1": return .ecdsa(.sha224)
+        case "1.2.840.10045.4.3.2": return .ecdsa(.sha256)
+        case "1.2.840.10045.4.3.3": return .ecdsa(.sha384)
+        case "1.2.840.10045.4.3.4": return .ecdsa(.sha512)
+        // BSI TR-03111 §5.2.1 ecdsa-plain-signatures
+        case "0.4.0.127.0.7.1.1.4.1.1": return .ecdsaPlain(.sha1)
+        case "0.4.0.127.0.7.1.1.4.1.2": return .ecdsaPlain(.sha224)
+        case "0.4.0.127.0.7.1.1.4.1.3": return .ecdsaPlain(.sha256)
+        case "0.4.0.127.0.7.1.1.4.1.4": return .ecdsaPlain(.sha384)
+        case "0.4.0.127.0.7.1.1.4.1.5": return .ecdsaPlain(.sha512)
+        default: throw .unsupported(oid)
+        }
+    }
+
+    /// RFC 4055 §3.1:
+    /// ```
+    /// RSASSA-PSS-params ::= SEQUENCE {
+    ///     hashAlgorithm      [0] HashAlgorithm      DEFAULT sha1,
+    ///     maskGenAlgorithm   [1] MaskGenAlgorithm   DEFAULT mgf1SHA1,
+    ///     saltLength         [2] INTEGER            DEFAULT 20,
+    ///     trailerField       [3] TrailerField       DEFAULT trailerFieldBC }
+    /// ```
+    private func pssScheme() throws(AlgorithmError) -> SignatureScheme {
+        var digest = DigestAlgorithm.sha1
+        var mgf = DigestAlgorithm.sha1
+        var salt = 20
+        guard let parameters, parameters != [0x05, 0x00] else {
+            return .rsaPSS(digest: digest, mgf1Digest: mgf, saltLength: salt)
+        }
+        do {
+            for field in try BER.parse(parameters).children(.sequence, "RSASSA-PSS-params") {
+                guard case .constructed(let inner) = field.content, let value = inner.first(where: { _ in true }) else {
+                    throw AlgorithmError.badParameters(oid)
+                }
+                switch field.identifier {
+                case .context(0): digest = try AlgorithmIdentifier(node: value).digestAlgorithm()
+                case .context(1):
+                    let mgfID = try AlgorithmIdentifier(node: value)
+                    guard mgfID.oid == "1.2.840.113549.1.1.8", let mgfParameters = mgfID.parameters else {
+                        throw AlgorithmError.unsupported(mgfID.oid)
+                    }
+                    mgf = try AlgorithmIdentifier(node: BER.parse(mgfParameters)).digestAlgorithm()
+                case .context(2): salt = try Int(berEncoded: value)
+                case .context(3):
+                    guard try Int(berEncoded: value) == 1 else { throw AlgorithmError.badParameters(oid) }
+                default: throw AlgorithmError.badParameters(oid)
+                }
+            }
+        } catch let error as AlgorithmError {
+            throw error
+        } catch {
+            throw .badParameters(oid)
+        }
+        guard (0...1024).contains(salt) else { throw .badParameters(oid) }
+        return .rsaPSS(digest: digest, mgf1Digest: mgf, saltLength: salt)
+    }
+
+    /// MD2, MD4, MD5 (Doc 9303-12 §7 permits SHA-1 and SHA-2 only).
+    static let weakDigests: Set<String> = ["1.2.840.113549.2.2", "1.2.840.113549.2.4", OID.md5]
+    /// md2/md4/md5WithRSAEncryption.
+    static let weakSignatures: Set<String> = ["1.2.840.113549.1.1.2", "1.2.840.113549.1.1.3", "1.2.840.113549.1.1.4"]
+}
+
+/// Why an algorithm identifier was refused.
+enum AlgorithmError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A disallowed algorithm (MD5): a failure, never "skipped".
+    case notAllowed(String)
+    /// An algorithm this verifier does not implement.
+    case unsupported(String)
+    /// Parameters that do not fit the algorithm.
+    case badParameters(String)
+
+    var description: String {
+        switch self {
+        case .notAllowed(let oid): "algorithm \(oid) is not allowed"
+        case .unsupported(let oid): "algorithm \(oid) is not supported"
+        case .badParameters(let oid): "bad parameters for algorithm \(oid)"
+        }
+    }
+}

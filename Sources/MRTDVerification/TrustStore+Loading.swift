@@ -1,0 +1,235 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+
+extension TrustStore {
+    /// Loads every path: a directory is searched recursively (`csca/`, `masterlists/`, `crls/`
+    /// and anything else in it), a file is read by its content. Certificates, CRLs and LDIF
+    /// entries are loaded first, then master lists, whose signatures are verified (signer chained
+    /// to a CSCA in the list itself or already in the store); a master list that does not verify
+    /// is rejected whole. Nothing is ever loaded silently: see ``report``.
+    ///
+    /// Files named `README*`, `*.md`, `*.txt`, `.gitkeep`, hidden files and private keys are skipped.
+    public static func load(paths: [String], at date: Date = Date()) -> TrustStore {
+        let start = ContinuousClock.now
+        var store = TrustStore()
+        var pendingMasterLists: [(bytes: [UInt8], path: String, test: Bool)] = []
+        for path in paths {
+            for file in files(at: path) {
+                let test = isTestPath(file)
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    store.report.rejected.append(.init(path: file, reason: "unreadable"))
+                    continue
+                }
+                store.loadFile([UInt8](data), path: file, test: test, pendingMasterLists: &pendingMasterLists)
+            }
+        }
+        for list in pendingMasterLists {
+            store.addMasterList(list.bytes, path: list.path, test: list.test, at: date)
+        }
+        store.finishReport(at: date)
+        let elapsed = ContinuousClock.now - start
+        store.report.loadMilliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return store
+    }
+
+    /// Adds a CSCA master list (Doc 9303-12 §9) after verifying its signature; returns the verdict.
+    @discardableResult
+    public mutating func addMasterList(_ bytes: [UInt8], path: String, test: Bool = false, at date: Date = Date()) -> TrustStoreReport.MasterList {
+        var entry = TrustStoreReport.MasterList(path: path, signature: "verified", certificates: 0, added: 0)
+        do throws(PAFailure) {
+            let bounded: ArraySlice<UInt8>
+            do { bounded = bytes.prefix(try BERExtent.elementLength(bytes[...])) } catch {
+                throw PAFailure(.sodMalformed, "master list: \(error)")
+            }
+            let signedData = try SignedDataVerifier.parse(bounded)
+            let verification = try SignedDataVerifier.verify(
+                signedData, expectedContentType: OID.cscaMasterList, externalSigners: { _ in [] })
+            entry.signer = verification.signer.subject.description
+            let list: CscaMasterList
+            do { list = try CscaMasterList(content: verification.content) } catch {
+                throw PAFailure(.sodMalformed, "CscaMasterList: \(error)")
+            }
+            entry.certificates = list.certificates.count
+            // The signer's CSCA may be in the list itself (as in the BSI and RDW lists).
+            let issuers = list.certificates.filter { $0.subject == verification.signer.issuer }
+            let chain = try verifyChain(of: verification.signer, role: .masterListSigner, at: date, extraAnchors: issuers)
+            entry.signerCSCA = chain.anchor.certificate.subject.description
+            for certificate in list.certificates where addAnchor(certificate, source: path, isTestMaterial: test) {
+                entry.added += 1
+            }
+            if list.unparsable > 0 {
+                report.rejected.append(.init(path: path, reason: "\(list.unparsable) master list entries are not certificates"))
+            }
+            report.sources.append(.init(path: path, kind: "masterList", certificates: entry.added, crls: 0))
+        } catch {
+            entry.signature = error.reason.rawValue
+            entry.detail = error.detail
+            report.rejected.append(.init(path: path, reason: "master list not verified: \(error.reason.rawValue): \(error.detail)"))
+        }
+        report.masterLists.append(entry)
+        return entry
+    }
+
+    private mutating func loadFile(
+        _ bytes: [UInt8], path: String, test: Bool,
+        pendingMasterLists: inout [(bytes: [UInt8], path: String, test: Bool)]
+    ) {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".ldif") {
+            loadLDIF(bytes, path: path, test: test, pendingMasterLists: &pendingMasterLists)
+            return
+        }
+        if let text = PEM.textIfPEM(bytes) {
+            let blocks = PEM.blocks(text)
+            var certificates = 0
+            var crlCount = 0
+            var problems: [String] = []
+            for block in blocks {
+                switch block.label {
+                case "CERTIFICATE", "TRUSTED CERTIFICATE":
+                    switch addCertificate(block.der, path: path, test: test) {
+                    case .some(let problem): problems.append(problem)
+                    case .none: certificates += 1
+                    }
+                case "X509 CRL":
+                    if let crl = try? CertificateRevocationList(derEncoded: block.der) { addCRL(crl); crlCount += 1 } else {
+                        problems.append("CRL does not parse")
+                    }
+                case "CMS", "PKCS7":
+                    pendingMasterLists.append((block.der, path, test))
+                default: continue  // private keys and other blocks are never trust material
+                }
+            }
+            for problem in problems { report.rejected.append(.init(path: path, reason: problem)) }
+            if certificates + crlCount > 0 {
+                report.sources.append(.init(path: path, kind: crlCount > 0 && certificates == 0 ? "crl" : "csca",
+                                            certificates: certificates, crls: crlCount))
+            } else if problems.isEmpty, !blocks.contains(where: { $0.label == "CMS" || $0.label == "PKCS7" }) {
+                report.rejected.append(.init(path: path, reason: "no certificate or CRL in PEM file"))
+            }
+            return
+        }
+        // DER: a certificate, a CRL or a SignedData (master list), told apart by structure.
+        if let certificate = try? Certificate(derEncoded: bytes) {
+            if let problem = add(certificate, path: path, test: test) {
+                report.rejected.append(.init(path: path, reason: problem))
+            } else {
+                report.sources.append(.init(path: path, kind: certificate.isCertificateAuthority ? "csca" : "documentSigner",
+                                            certificates: 1, crls: 0))
+            }
+        } else if let crl = try? CertificateRevocationList(derEncoded: bytes) {
+            addCRL(crl)
+            report.sources.append(.init(path: path, kind: "crl", certificates: 0, crls: 1))
+        } else if (try? SignedData(contentInfo: bytes[...])) != nil || lower.hasSuffix(".ml") {
+            pendingMasterLists.append((bytes, path, test))
+        } else {
+            report.rejected.append(.init(path: path, reason: "not a certificate, CRL or master list"))
+        }
+    }
+
+    /// Adds a DER certificate from an operator file; returns a rejection reason, or nil.
+    private mutating func addCertificate(_ der: [UInt8], path: String, test: Bool) -> String? {
+        guard let certificate = try? Certificate(derEncoded: der) else { return "certificate does not parse" }
+        return add(certificate, path: path, test: test)
+    }
+
+    private mutating func add(_ certificate: Certificate, path: String, test: Bool) -> String? {
+        if certificate.isCertificateAuthority {
+            addAnchor(certificate, source: path, isTestMaterial: test)
+        } else if certificate.allowsDigitalSignature {
+            addDocumentSigner(certificate)
+        } else {
+            return "certificate \(certificate.subject) is neither a CA nor a signer"
+        }
+        return nil
+    }
+
+    /// ICAO PKD LDIF (RFC 2849): `userCertificate;binary`, `cACertificate;binary`,
+    /// `certificateRevocationList;binary` and `pkdMasterListContent` values, base64.
+    private mutating func loadLDIF(
+        _ bytes: [UInt8], path: String, test: Bool,
+        pendingMasterLists: inout [(bytes: [UInt8], path: String, test: Bool)]
+    ) {
+        var certificates = 0
+        var crlCount = 0
+        var entry = 0
+        for attribute in LDIF.attributes(String(decoding: bytes, as: UTF8.self)) {
+            let name = attribute.name.lowercased()
+            if name == "dn" { entry += 1; continue }
+            guard let value = attribute.binaryValue else { continue }
+            let origin = "\(path)#entry\(entry)"
+            switch name {
+            case "usercertificate;binary", "usercertificate", "cacertificate;binary", "cacertificate":
+                if let problem = addCertificate(value, path: origin, test: test) {
+                    report.rejected.append(.init(path: origin, reason: problem))
+                } else {
+                    certificates += 1
+                }
+            case "certificaterevocationlist;binary", "certificaterevocationlist":
+                if let crl = try? CertificateRevocationList(derEncoded: value) { addCRL(crl); crlCount += 1 } else {
+                    report.rejected.append(.init(path: origin, reason: "CRL does not parse"))
+                }
+            case "pkdmasterlistcontent", "pkdmasterlistcontent;binary":
+                pendingMasterLists.append((value, origin, test))
+            default: continue
+            }
+        }
+        report.sources.append(.init(path: path, kind: "ldif", certificates: certificates, crls: crlCount))
+    }
+
+    private mutating func finishReport(at date: Date) {
+        report.cscaCount = anchors.count
+        report.documentSignerCount = documentSigners.count
+        report.crlCount = crls.count
+        report.containsTestMaterial = anchors.contains { $0.isTestMaterial }
+        var byCountry: [String: (count: Int, expired: Int, latest: Date)] = [:]
+        for anchor in anchors {
+            let country = anchor.certificate.subject.country ?? "??"
+            var value = byCountry[country] ?? (0, 0, .distantPast)
+            value.count += 1
+            if anchor.certificate.notAfter < date { value.expired += 1 }
+            value.latest = max(value.latest, anchor.certificate.notAfter)
+            byCountry[country] = value
+        }
+        report.countries = byCountry.keys.sorted().map { key in
+            let value = byCountry[key]!
+            return .init(country: key, cscas: value.count, expired: value.expired, latestExpiry: UTCDate.iso8601(value.latest))
+        }
+    }
+
+    /// Regular files under `path` (itself when it is a file), sorted, skipping documentation,
+    /// hidden files and private keys.
+    static func files(at path: String) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [path] }
+        guard isDirectory.boolValue else { return [path] }
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
+        var out: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            let lower = name.lowercased()
+            if name.hasPrefix(".") || lower.hasPrefix("readme") || lower.hasSuffix(".md") || lower.hasSuffix(".txt")
+                || lower.hasSuffix(".key.pem") || lower.hasSuffix(".key") || lower.hasSuffix(".jpg") || lower.hasSuffix(".jp2") {
+                continue
+            }
+            let full = (path as NSString).appendingPathComponent(relative)
+            var childIsDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &childIsDirectory), !childIsDirectory.boolValue {
+                out.append(full)
+            }
+        }
+        return out.sorted()
+    }
+
+    /// `certs/test` (the TEST-ONLY PKI): everything from there is flagged as test material.
+    static func isTestPath(_ path: String) -> Bool {
+        let standardized = (path as NSString).standardizingPath
+        return standardized.contains("certs/test/") || standardized.hasSuffix("certs/test")
+    }
+}
+
+extension Certificate {
+    /// A CA certificate: basicConstraints cA, or keyUsage keyCertSign.
+    var isCertificateAuthority: Bool { isCA || (keyUsage.map { $0 & 0x0020 != 0 } ?? false) }
+}

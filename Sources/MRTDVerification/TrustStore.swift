@@ -1,0 +1,128 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+
+/// The CSCA certificates, document signer certificates and CRLs passive authentication trusts
+/// (Doc 9303-12 §5–§7), indexed by key identifier and by subject for constant-time lookup.
+///
+/// Build it with ``load(paths:)`` from `certs/`-style directories (`csca/`, `masterlists/`,
+/// `crls/`), single files (PEM or DER certificates, CSCA master lists, CRLs, ICAO PKD LDIF) or
+/// add material directly. Immutable once built; share it between reads.
+public struct TrustStore: Sendable, Equatable {
+    /// One trusted CSCA (self-signed root or link certificate) and where it came from.
+    public struct Anchor: Sendable {
+        public let certificate: Certificate
+        /// The file (and master list) it was loaded from.
+        public let source: String
+        /// TEST-ONLY material (`certs/test`, or a subject naming itself TEST ONLY).
+        public let isTestMaterial: Bool
+        let keyCache = PublicKeyCache()
+
+        /// The CSCA's public key, decoded on first use and kept (explicit EC parameters make
+        /// decoding cost as much as a verification).
+        func publicKey() throws -> PublicKey {
+            try keyCache.key { try certificate.publicKey() }
+        }
+    }
+
+    /// Trusted CSCAs and link certificates.
+    public private(set) var anchors: [Anchor] = []
+    /// Document signer certificates supplied by the operator (for SODs that omit the DSC).
+    public private(set) var documentSigners: [Certificate] = []
+    /// Loaded CRLs.
+    public private(set) var crls: [CertificateRevocationList] = []
+    /// What was loaded and rejected, and why.
+    public internal(set) var report = TrustStoreReport()
+
+    private var anchorsByKeyID: [[UInt8]: [Int]] = [:]
+    private var anchorsBySubject: [String: [Int]] = [:]
+    private var anchorIndexByDER: [[UInt8]: Int] = [:]
+    private var crlsByIssuer: [String: [Int]] = [:]
+
+    /// An empty store: every verification against it ends in `cscaNotFound`.
+    public init() {}
+
+    /// Equal when they trust the same CSCAs and document signers and hold the same CRLs.
+    public static func == (lhs: TrustStore, rhs: TrustStore) -> Bool {
+        lhs.anchors.map(\.certificate) == rhs.anchors.map(\.certificate) && lhs.documentSigners == rhs.documentSigners
+            && lhs.crls.map(\.derBytes) == rhs.crls.map(\.derBytes)
+    }
+
+    /// Whether the store holds any CSCA.
+    public var isEmpty: Bool { anchors.isEmpty }
+
+    /// Adds a CSCA or link certificate as a trust anchor. Returns `false` for a duplicate.
+    @discardableResult
+    public mutating func addAnchor(_ certificate: Certificate, source: String, isTestMaterial: Bool = false) -> Bool {
+        guard anchorIndexByDER[certificate.derBytes] == nil else { return false }
+        let index = anchors.count
+        let test = isTestMaterial || certificate.subject.description.uppercased().contains("TEST ONLY")
+        anchors.append(Anchor(certificate: certificate, source: source, isTestMaterial: test))
+        anchorIndexByDER[certificate.derBytes] = index
+        if let ski = certificate.subjectKeyIdentifier { anchorsByKeyID[ski, default: []].append(index) }
+        anchorsBySubject[certificate.subject.matchKey, default: []].append(index)
+        return true
+    }
+
+    /// Adds a document signer certificate (used when an SOD does not embed its DSC).
+    public mutating func addDocumentSigner(_ certificate: Certificate) {
+        if !documentSigners.contains(certificate) { documentSigners.append(certificate) }
+    }
+
+    /// Adds a CRL; its signature is checked against the CSCA when it is used.
+    public mutating func addCRL(_ crl: CertificateRevocationList) {
+        crlsByIssuer[crl.issuer.matchKey, default: []].append(crls.count)
+        crls.append(crl)
+    }
+
+    /// The anchors that may have issued `certificate`: those whose subject is its issuer, narrowed
+    /// by authority key identifier when that matches some; self-signed roots first.
+    func candidateIssuers(of certificate: Certificate) -> [Anchor] {
+        // Doc 9303-12 §7.1.1.1 / TR-03105 LDS_H_54: the issuer name must be the CSCA's subject;
+        // the key identifier narrows the choice among CSCAs of one name (key rollover).
+        var indices = anchorsBySubject[certificate.issuer.matchKey] ?? []
+        if let aki = certificate.authorityKeyIdentifier, indices.count > 1 {
+            let byKey = indices.filter { anchors[$0].certificate.subjectKeyIdentifier == aki }
+            if !byKey.isEmpty { indices = byKey }
+        }
+        return indices.map { anchors[$0] }.sorted { a, _ in a.certificate.isSelfSigned }
+    }
+
+    /// Anchors whose subject key identifier is `keyIdentifier` (for diagnostics).
+    func anchors(withKeyIdentifier keyIdentifier: [UInt8]) -> [Anchor] {
+        (anchorsByKeyID[keyIdentifier] ?? []).map { anchors[$0] }
+    }
+
+    /// Document signers from the store matching a SignerInfo identifier.
+    func documentSigners(matching sid: SignerInfo.Identifier) -> [Certificate] {
+        documentSigners.filter { SignedDataVerifier.matches($0, sid) }
+    }
+
+    /// CRLs naming `issuer`.
+    func crls(issuedBy issuer: Certificate) -> [CertificateRevocationList] {
+        (crlsByIssuer[issuer.subject.matchKey] ?? []).map { crls[$0] }
+    }
+}
+
+extension Certificate {
+    /// Self-signed: the authority key identifier (when present) is the subject's own, and the names agree.
+    var isSelfSigned: Bool {
+        if let aki = authorityKeyIdentifier, let ski = subjectKeyIdentifier { return aki == ski }
+        return isSelfIssued
+    }
+}
+
+/// A lazily decoded public key shared by the copies of one ``TrustStore/Anchor``.
+final class PublicKeyCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cached: PublicKey?
+
+    func key(_ decode: () throws -> PublicKey) throws -> PublicKey {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let key = try decode()
+        cached = key
+        return key
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import MRTDCore
+import MRTDVerification
+
+/// `mrtdctl verify`: passive authentication of saved files, offline.
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Verify a saved document offline (passive authentication).",
+        discussion: """
+            Give a directory written by `mrtdctl read --dump` (EF_COM.bin, EF_SOD.bin, DG1.bin, …, \
+            EF_CardSecurity.bin), or the files one by one with --sod, --com, --dg N=FILE and \
+            --card-security. With only an SOD the signature and certificate chain are checked and \
+            data group hashes are reported as notRead. Prints the same result model as `read`. \
+            Exit status: 0 valid or unverified (no --trust), 4 invalid, 1 unreadable input, 64 usage error.
+            """)
+
+    @Argument(help: "A directory of dumped files (EF_SOD.bin, DG1.bin, ...).")
+    var directory: String?
+
+    @Option(help: "The EF.SOD file.")
+    var sod: String?
+
+    @Option(help: "The EF.COM file.")
+    var com: String?
+
+    @Option(name: .customLong("dg"), help: ArgumentHelp("A data group file as N=FILE (e.g. 1=DG1.bin). Repeatable.", valueName: "N=FILE"))
+    var dataGroups: [String] = []
+
+    @Option(name: .customLong("card-security"), help: "The EF.CardSecurity file.")
+    var cardSecurity: String?
+
+    @OptionGroup(title: "Trust")
+    var trust: TrustOptions
+
+    @Flag(help: "Print the result model as JSON.")
+    var json = false
+
+    func validate() throws {
+        if (directory == nil) == (sod == nil) { throw ValidationError("give either a dump DIRECTORY or --sod FILE") }
+    }
+
+    func run() throws {
+        let files = try loadFiles()
+        let store = try trust.store()
+        let start = ContinuousClock.now
+        let report = PassiveAuthentication.verify(files: files, trustStore: store)
+        let elapsed = ContinuousClock.now - start
+        var result = ReadResult.assemble(
+            files: files, access: nil, applications: nil, skipped: [], transport: TransportReport(),
+            durationMs: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        result.apply(report)
+        print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
+        if result.status == .invalid { throw ExitStatus.invalidDocument }
+    }
+
+    private func loadFiles() throws -> [LDSFile: [UInt8]] {
+        var files: [LDSFile: [UInt8]] = [:]
+        if let directory {
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            for name in names where name.hasSuffix(".bin") {
+                guard let file = LDSFile(name: String(name.dropLast(4))) else { continue }
+                files[file] = try read((directory as NSString).appendingPathComponent(name))
+            }
+            guard files[.sod] != nil else { throw ValidationError("\(directory) holds no EF_SOD.bin") }
+        }
+        if let sod { files[.sod] = try read(sod) }
+        if let com { files[.com] = try read(com) }
+        if let cardSecurity { files[.cardSecurity] = try read(cardSecurity) }
+        for entry in dataGroups {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            let label = parts.first.map { $0.uppercased().hasPrefix("DG") ? String($0.dropFirst(2)) : String($0) } ?? ""
+            guard parts.count == 2, let n = Int(label), (1...16).contains(n) else {
+                throw ValidationError("--dg \(entry): expected N=FILE with N in 1...16")
+            }
+            files[.dg(n)] = try read(String(parts[1]))
+        }
+        return files
+    }
+
+    private func read(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+}

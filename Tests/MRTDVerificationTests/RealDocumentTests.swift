@@ -1,0 +1,53 @@
+import Foundation
+import MRTDCore
+import MRTDVerification
+import Testing
+
+/// Passive authentication of real documents from `../shared/samples` (gmrtd, OpenPACE) against the
+/// real German and Dutch master lists and the CSCAs shipped with the samples.
+@Suite struct RealDocumentTests {
+    /// Both master lists, the gmrtd CSCAs (Indonesia, DE and NL roots) and OpenPACE's German CSCA.
+    static let store: TrustStore? = {
+        guard let root = sharedSamplesRoot() else { return nil }
+        return TrustStore.load(paths: [
+            root.appendingPathComponent("gmrtd/master_lists").path,
+            root.appendingPathComponent("gmrtd/csca").path,
+            root.appendingPathComponent("openpace/csca").path,
+        ])
+    }()
+
+    @Test(arguments: ["AT", "DE", "FI", "FR", "ID", "MY"])
+    func realSODSignatureAndChainVerify(country: String) throws {
+        guard let store = Self.store, let sod = sharedSample("gmrtd/sod/EF_SOD_\(country).bin") else { return }
+        let report = PassiveAuthentication.verify(files: [.sod: sod], trustStore: store)
+        #expect(report.reason == nil, "\(country): \(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        #expect(report.result == .passed)
+        #expect(report.signatureAndChainValid)
+        #expect(report.csca != nil)
+        #expect(report.fileHashes.values.allSatisfy { $0 == .notRead })
+        #expect(report.fileHashes.count >= 2)
+    }
+
+    @Test func bothMasterListsVerifyAndLoad() throws {
+        guard let store = Self.store else { return }
+        let report = store.report
+        #expect(report.masterLists.count == 2)
+        for list in report.masterLists {
+            #expect(list.signature == "verified", "\(list.path): \(list.detail ?? "")")
+            #expect(list.certificates > 100)
+        }
+        #expect(report.cscaCount > 300)
+        #expect(report.countries.contains { $0.country == "DE" })
+        print("trust store: \(report.cscaCount) CSCAs, \(report.masterLists.map(\.certificates)) in the lists, loaded in \(report.loadMilliseconds) ms; rejected \(report.rejected.count)")
+        for rejection in report.rejected { print("  rejected \(rejection.path): \(rejection.reason)") }
+    }
+
+    @Test(arguments: ["gmrtd/cardsecurity/EF_CardSecurity_DE.bin", "gmrtd/cardsecurity/EF_CardSecurity_FI.bin",
+                      "openpace/cardsecurity/EF_CardSecurity_dan.bin"])
+    func realCardSecurityVerifies(path: String) throws {
+        guard let store = Self.store, let bytes = sharedSample(path) else { return }
+        let verdict = PassiveAuthentication.verifyCardSecurity(bytes, trustStore: store)
+        #expect(verdict.reason == nil, "\(path): \(verdict.reason?.rawValue ?? "") \(verdict.detail ?? "")")
+        #expect(verdict.securityInfos != nil)
+    }
+}
