@@ -1,0 +1,362 @@
+internal import CLibNFC
+import MRTDCore
+import Synchronization
+
+/// The card selected on a libnfc device. `generation` changes with every new selection, so a
+/// connection never talks to a card other than the one it was made for.
+struct NFCCard: Sendable, Equatable {
+    var generation: UInt64
+    var atr: [UInt8]
+    /// "ISO/IEC 14443-A 106 kbps" and the like (no card data).
+    var modulation: String
+}
+
+/// One open libnfc device and its thread. Every libnfc call on the device runs on `thread`;
+/// the device pointer is only handed out under `handle`, so `shutdown()` can call
+/// `nfc_abort_command` on a call under way and the thread can close the device safely.
+final class LibNFCDevice: @unchecked Sendable {
+    let connstring: String
+    /// Set once in `initialize()`, before the device is published; never changed afterwards.
+    private(set) var name: String
+    let thread: NFCDeviceThread
+    private let configuration: LibNFCBackend.Configuration
+    private let emit: @Sendable (ReaderEvent) -> Void
+    private let onLost: @Sendable (LibNFCDevice) -> Void
+
+    private struct Handle {
+        /// The nfc_device pointer's bits; 0 once closed.
+        var device: UInt
+        var inCall = false
+        var shuttingDown = false
+    }
+    private let handle: Mutex<Handle>
+
+    // Confined to `thread`.
+    private var target = nfc_target()
+    private var card: NFCCard?
+    private var generation: UInt64 = 0
+    private var connectionID: UInt64?
+    private var nextConnectionID: UInt64 = 0
+    private var modulations: [(type: nfc_modulation_type, rates: [nfc_baud_rate])] = []
+    private var lost = false
+    private var consecutiveTimeouts = 0
+
+    /// The largest response `nfc_initiator_transceive_bytes` may return (PN53x extended frame).
+    private static let receiveCapacity = 264
+
+    init(connstring: String, device: OpaquePointer, configuration: LibNFCBackend.Configuration,
+         emit: @escaping @Sendable (ReaderEvent) -> Void, onLost: @escaping @Sendable (LibNFCDevice) -> Void) {
+        self.connstring = connstring
+        self.name = connstring
+        self.configuration = configuration
+        self.emit = emit
+        self.onLost = onLost
+        handle = Mutex(Handle(device: UInt(bitPattern: device)))
+        thread = NFCDeviceThread(name: "mrtdd-libnfc-device", tickInterval: configuration.pollInterval)
+    }
+
+    /// The descriptor as the rest of the system sees it.
+    func descriptor(cardPresent: Bool) -> ReaderDescriptor {
+        ReaderDescriptor(name: name, backend: .libnfc, capabilities: LibNFCBackend.capabilities, cardPresent: cardPresent)
+    }
+
+    // MARK: - Lifecycle (called from the scanner thread)
+
+    /// Puts the device in initiator mode and looks for a card once. Runs on the device thread;
+    /// the scanner waits for it. Returns the card found, or nil for none; throws when the device
+    /// cannot be used (it is then closed).
+    func initialize() -> Result<NFCCard?, ReaderError> {
+        thread.runAndWait { [self] () -> Result<NFCCard?, ReaderError> in
+            if let pnd = devicePointer(), let cName = nfc_device_get_name(pnd) {
+                let libName = String(cString: cName)
+                // pn532_uart names the device after its connstring; USB readers have product names.
+                name = libName.contains(connstring) ? libName : "\(libName) (\(connstring))"
+            }
+            var res = call { nfc_initiator_init($0) }
+            // A select must come back when no card is there (PN53x MxRtyPassiveActivation 0x02
+            // instead of 0xFF), so polling never blocks the thread.
+            if res >= 0 { res = call { nfc_device_set_property_bool($0, NP_INFINITE_SELECT, false) } }
+            if res >= 0 { res = call { nfc_device_set_property_bool($0, NP_AUTO_ISO14443_4, true) } }
+            guard res >= 0 else {
+                closeDevice()
+                return .failure(.backendFailure(.libnfc, "initiator mode failed: \(LibNFCFailure.describe(res))"))
+            }
+            modulations = configuration.modulations.map { modulation in
+                let type = modulation.libnfcType
+                var buffer = [Int32](repeating: 0, count: 8)
+                let n = call { pnd in buffer.withUnsafeMutableBufferPointer { mrtd_nfc_baud_rates(pnd, type, $0.baseAddress, $0.count) } }
+                let rates = n > 0 ? buffer.prefix(Int(n)).map { nfc_baud_rate(UInt32($0)) } : [NBR_106]
+                return (type, rates)
+            }
+            poll(emitting: false)
+            return .success(card)
+        } ?? .failure(.backendFailure(.libnfc, "device thread stopped"))
+    }
+
+    /// Starts periodic card polling (after the backend has announced the reader).
+    func startPolling() {
+        thread.setTick { [self] in
+            if connectionID == nil || card == nil { poll(emitting: true) }
+        }
+    }
+
+    /// Stops the device: aborts a libnfc call under way (`nfc_abort_command`), closes the device
+    /// and ends its thread. Idempotent.
+    func shutdown() async {
+        handle.withLock { $0.shuttingDown = true }
+        // An abort that lands before libnfc starts waiting is lost (the driver re-creates its abort
+        // pipe), so repeat while a call is still under way; every call has a finite timeout anyway.
+        for _ in 0..<100 {
+            let busy = handle.withLock { h -> Bool in
+                guard h.inCall, let pnd = OpaquePointer(bitPattern: h.device) else { return false }
+                _ = nfc_abort_command(pnd)
+                return true
+            }
+            if !busy { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        _ = try? await thread.run { [self] in closeDevice() }
+        thread.setTick(nil)
+        thread.finish()
+    }
+
+    // MARK: - Connections
+
+    func connect() async throws -> LibNFCConnection {
+        let accepted: (UInt64, NFCCard)
+        do {
+            accepted = try await thread.run { [self] () throws -> (UInt64, NFCCard) in
+                guard !lost, devicePointer() != nil else { throw ReaderError.readerNotFound(name) }
+                guard connectionID == nil else {
+                    throw ReaderError.backendFailure(.libnfc, "reader '\(name)' is already in use")
+                }
+                if card == nil { poll(emitting: true) }
+                guard let card else { throw ReaderError.noCard(reader: name) }
+                nextConnectionID += 1
+                connectionID = nextConnectionID
+                return (nextConnectionID, card)
+            }
+        } catch let error as ReaderError {
+            throw error
+        } catch {
+            throw ReaderError.readerNotFound(name)
+        }
+        return LibNFCConnection(device: self, id: accepted.0, card: accepted.1, reader: descriptor(cardPresent: true))
+    }
+
+    func transmit(_ command: [UInt8], connection id: UInt64, generation: UInt64) async throws -> [UInt8] {
+        do {
+            return try await thread.run { [self] in try exchange(command, connection: id, generation: generation) }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError.readerUnavailable("reader '\(name)' was shut down")
+        }
+    }
+
+    func close(connection id: UInt64) async {
+        _ = try? await thread.run { [self] in
+            if connectionID == id { connectionID = nil }
+        }
+    }
+
+    // MARK: - On the device thread
+
+    private func devicePointer() -> OpaquePointer? {
+        handle.withLock { OpaquePointer(bitPattern: $0.device) }
+    }
+
+    /// Runs one blocking libnfc call, marked so `shutdown()` can abort it.
+    private func call(_ body: (OpaquePointer) -> Int32) -> Int32 {
+        let bits = handle.withLock { h -> UInt in
+            guard !h.shuttingDown, h.device != 0 else { return 0 }
+            h.inCall = true
+            return h.device
+        }
+        guard let pnd = OpaquePointer(bitPattern: bits) else { return NFC_EOPABORTED }
+        mrtd_scrub_stack()
+        let result = body(pnd)
+        let aborted = handle.withLock { h -> Bool in
+            h.inCall = false
+            return h.shuttingDown
+        }
+        return aborted && result < 0 ? NFC_EOPABORTED : result
+    }
+
+    private func exchange(_ command: [UInt8], connection id: UInt64, generation: UInt64) throws -> [UInt8] {
+        guard connectionID == id else { throw TransportError.readerUnavailable("connection closed") }
+        guard !lost else { throw TransportError.readerUnavailable("reader '\(name)' is gone") }
+        guard let card, card.generation == generation else { throw TransportError.cardRemoved }
+        let limits = LibNFCBackend.capabilities
+        guard command.count <= limits.maxCommandLength else {
+            throw TransportError.commandTooLong(command.count, max: limits.maxCommandLength)
+        }
+        var response = [UInt8](repeating: 0, count: Self.receiveCapacity)
+        let timeout = configuration.exchangeTimeoutMilliseconds
+        let res = call { pnd in
+            command.withUnsafeBufferPointer { tx in
+                response.withUnsafeMutableBufferPointer { rx in
+                    nfc_initiator_transceive_bytes(pnd, tx.baseAddress, tx.count, rx.baseAddress, rx.count, timeout)
+                }
+            }
+        }
+        if res >= 0 {
+            consecutiveTimeouts = 0
+            response.removeSubrange(Int(res)...)
+            return response
+        }
+        switch LibNFCFailure(code: res) {
+        case .targetReleased:
+            cardLeft()
+            throw TransportError.cardRemoved
+        case .rfFailure:
+            // No valid answer over RF: the card left, or it is still there and did not answer in time.
+            switch presence() {
+            case .present: throw TransportError.timeout
+            case .absent:
+                cardLeft()
+                throw TransportError.cardRemoved
+            case .deviceLost(let why):
+                deviceLost()
+                throw TransportError.readerUnavailable(why)
+            case .aborted: throw TransportError.readerUnavailable("reader '\(name)' was shut down")
+            }
+        case .hostTimeout:
+            throw TransportError.timeout
+        case .deviceLost:
+            deviceLost()
+            throw TransportError.readerUnavailable("reader '\(name)' is gone: \(LibNFCFailure.describe(res))")
+        case .aborted:
+            throw TransportError.readerUnavailable("reader '\(name)' was shut down")
+        case .other(let code):
+            throw TransportError.serviceFailure(LibNFCFailure.describe(code))
+        }
+    }
+
+    private enum Presence { case present, absent, deviceLost(String), aborted }
+
+    /// libnfc's presence check of the selected target (an ISO/IEC 14443-4 R(NAK) ping or the
+    /// PN53x Diagnose "card presence" test, depending on chip and libnfc version).
+    private func presence() -> Presence {
+        let res = call { pnd in withUnsafePointer(to: &target) { nfc_initiator_target_is_present(pnd, $0) } }
+        if res >= 0 { return .present }
+        switch LibNFCFailure(code: res) {
+        case .deviceLost: return .deviceLost("reader '\(name)' is gone: \(LibNFCFailure.describe(res))")
+        case .aborted: return .aborted
+        case .hostTimeout:
+            consecutiveTimeouts += 1
+            return consecutiveTimeouts >= 3 ? .deviceLost("reader '\(name)' stopped answering") : .absent
+        default: return .absent
+        }
+    }
+
+    /// One polling step: a presence check for the selected card, or a search for a new one
+    /// (every configured modulation, fastest baud rate first).
+    private func poll(emitting: Bool) {
+        guard !lost, devicePointer() != nil else { return }
+        if card != nil {
+            switch presence() {
+            case .present: consecutiveTimeouts = 0
+            case .absent: cardLeft()
+            case .deviceLost: deviceLost()
+            case .aborted: break
+            }
+            return
+        }
+        for modulation in modulations {
+            for rate in modulation.rates {
+                var candidate = nfc_target()
+                let res = call { mrtd_nfc_select_passive($0, modulation.type, rate, &candidate) }
+                if res > 0 {
+                    consecutiveTimeouts = 0
+                    guard let atr = Self.iso14443_4ATR(candidate) else { continue }  // not an ISO/IEC 14443-4 card
+                    target = candidate
+                    generation += 1
+                    card = NFCCard(generation: generation, atr: atr, modulation: Self.describe(candidate))
+                    if emitting { emit(.cardInserted(reader: name, atr: atr)) }
+                    return
+                }
+                guard res < 0 else { continue }
+                switch LibNFCFailure(code: res) {
+                case .deviceLost:
+                    deviceLost()
+                    return
+                case .aborted:
+                    return
+                case .hostTimeout:
+                    consecutiveTimeouts += 1
+                    if consecutiveTimeouts >= 3 { deviceLost() }
+                    return
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    private func cardLeft() {
+        guard card != nil else { return }
+        card = nil
+        target = nfc_target()
+        emit(.cardRemoved(reader: name))
+    }
+
+    private func deviceLost() {
+        guard !lost else { return }
+        cardLeft()
+        lost = true
+        closeDevice()
+        thread.setTick(nil)
+        onLost(self)
+    }
+
+    /// Closes a device that was never published (the backend shut down while it was opened).
+    func discard() {
+        closeDevice()
+    }
+
+    private func closeDevice() {
+        let bits = handle.withLock { h -> UInt in
+            let bits = h.device
+            h.device = 0
+            return bits
+        }
+        if let pnd = OpaquePointer(bitPattern: bits) { nfc_close(pnd) }
+    }
+
+    /// The ATR of an ISO/IEC 14443-4 target (PC/SC Part 3 §3.1.3.2.3), nil for other cards.
+    private static func iso14443_4ATR(_ target: nfc_target) -> [UInt8]? {
+        var target = target
+        switch nfc_modulation_type(UInt32(mrtd_nfc_target_type(&target))) {
+        case NMT_ISO14443A:
+            // SAK b6: ISO/IEC 14443-4 compliant (ISO/IEC 14443-3 §6.5.3.4); the chip sent RATS.
+            guard mrtd_nfc_target_a_sak(&target) & 0x20 != 0 else { return nil }
+            var ats = [UInt8](repeating: 0, count: 254)
+            let n = ats.withUnsafeMutableBufferPointer { mrtd_nfc_target_a_ats(&target, $0.baseAddress, $0.count) }
+            guard n > 0 else { return nil }
+            return ContactlessATR.typeA(ats: Array(ats.prefix(n)))
+        case NMT_ISO14443B:
+            var info = [UInt8](repeating: 0, count: 8)
+            info.withUnsafeMutableBufferPointer { mrtd_nfc_target_b_info(&target, $0.baseAddress) }
+            // ATQB Protocol_Type b1: ISO/IEC 14443-4 compliant (ISO/IEC 14443-3 §7.9.4.3).
+            guard info[5] & 0x01 != 0 else { return nil }
+            return ContactlessATR.typeB(
+                applicationData: Array(info[0..<4]), protocolInfo: Array(info[4..<7]), attribResponseFirstByte: info[7])
+        default:
+            return nil
+        }
+    }
+
+    private static func describe(_ target: nfc_target) -> String {
+        var target = target
+        let type = nfc_modulation_type(UInt32(mrtd_nfc_target_type(&target))) == NMT_ISO14443B ? "B" : "A"
+        let rate: String
+        switch nfc_baud_rate(UInt32(mrtd_nfc_target_baud_rate(&target))) {
+        case NBR_212: rate = "212"
+        case NBR_424: rate = "424"
+        case NBR_847: rate = "847"
+        default: rate = "106"
+        }
+        return "ISO/IEC 14443-\(type) \(rate) kbps"
+    }
+}
