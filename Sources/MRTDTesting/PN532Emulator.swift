@@ -36,6 +36,9 @@ public final class PN532Emulator: @unchecked Sendable {
         public var removeAfterAPDUs: Int?
         /// Answer this many APDUs, then stop answering the host at all (ACK only, like a hung chip).
         public var stallAfterAPDUs: Int?
+        /// Whether the card answers PPS (InPSL) to a bit rate its ATS TA(1) offers; a card that
+        /// does not lets the host fall back to 106 kbps.
+        public var acceptsPPS = true
         /// Type A: the UID (NFCID1; 4 bytes, random per ISO/IEC 14443-3 when it starts with 08).
         public var uid: [UInt8] = [0x08, 0x4D, 0x52, 0x54]
         /// Type A: the ATS, TL first (FSCI 8, TA TB TC, historical bytes "MRTD").
@@ -87,8 +90,10 @@ public final class PN532Emulator: @unchecked Sendable {
 
     private struct ChipState {
         var card: Card?
-        /// A target was listed by InListPassiveTarget and not released since.
+        /// The chip has a target listed (InListPassiveTarget, not released since).
         var listed = false
+        /// The card in the field is in the ISO/IEC 14443-4 PROTOCOL state (selected, RATS/ATTRIB
+        /// done); a card just presented is not, until the next InListPassiveTarget.
         var active = false
         var apdusOnCard = 0
         var stalled = false
@@ -159,7 +164,6 @@ public final class PN532Emulator: @unchecked Sendable {
     public func insert(_ card: Card) {
         state.withLock { s in
             s.card = card
-            s.listed = false
             s.active = false
             s.apdusOnCard = 0
             s.stalled = false
@@ -308,7 +312,14 @@ public final class PN532Emulator: @unchecked Sendable {
         case 0x0E, 0x10, 0x12, 0x14: respond(code, [])  // WriteGPIO, SetSerialBaudRate, SetParameters, SAMConfiguration
         case 0x16: respond(code, [0x00])  // PowerDown
         case 0x32:  // RFConfiguration
-            if p.first == 0x05, p.count >= 4 { state.withLock { $0.mxRtyPassiveActivation = p[3] } }
+            state.withLock { s in
+                if p.first == 0x05, p.count >= 4 { s.mxRtyPassiveActivation = p[3] }
+                if p.first == 0x01, p.count >= 2, p[1] & 0x01 == 0 {
+                    // Field off: the card loses power and returns to IDLE.
+                    s.listed = false
+                    s.active = false
+                }
+            }
             respond(code, [])
         case 0x40: inDataExchange(p)
         case 0x42: inCommunicateThru(p)
@@ -316,7 +327,7 @@ public final class PN532Emulator: @unchecked Sendable {
             state.withLock { $0.active = false }
             respond(code, [0x00])
         case 0x4A: answerSelect(p)
-        case 0x4E: respond(code, [0x00])  // InPSL
+        case 0x4E: inPSL(p)
         case 0x52:  // InRelease
             state.withLock { s in
                 s.listed = false
@@ -395,6 +406,29 @@ public final class PN532Emulator: @unchecked Sendable {
             state.withLock { $0.statistics.apdus += 1 }
             sendResponseChunk()
         }
+    }
+
+    /// InPSL Tg BRit BRti (UM0701-02 §7.3.6): PPS to the card. Accepted when both rates are
+    /// 106 kbps or offered by the ATS TA(1) in both directions (ISO/IEC 14443-4 §5.2.4).
+    private func inPSL(_ p: [UInt8]) {
+        guard p.count >= 3 else { return respond(0x4E, [0x10]) }
+        let ok = state.withLock { s -> Bool in
+            guard let card = s.card, s.active else { return false }
+            if p[1] == 0 && p[2] == 0 { return true }
+            guard card.kind == .typeA, card.acceptsPPS, card.ats.count >= 3, card.ats[1] & 0x10 != 0 else { return false }
+            let ta = card.ats[2]
+            func allows(_ code: UInt8) -> Bool {
+                switch code {
+                case 0x00: return true
+                case 0x01: return ta & 0x11 == 0x11
+                case 0x02: return ta & 0x22 == 0x22
+                case 0x03: return ta & 0x44 == 0x44
+                default: return false
+                }
+            }
+            return allows(p[1]) && allows(p[2])
+        }
+        respond(0x4E, [ok ? 0x00 : 0x01])
     }
 
     /// Up to 262 bytes per InDataExchange answer; MI (status b6) when more follows.

@@ -1,4 +1,5 @@
 internal import CLibNFC
+import Foundation
 import MRTDCore
 import Synchronization
 
@@ -130,6 +131,9 @@ final class LibNFCDevice: @unchecked Sendable {
                 guard connectionID == nil else {
                     throw ReaderError.backendFailure(.libnfc, "reader '\(name)' is already in use")
                 }
+                // The card may have been swapped since the last poll: make sure the selected one is
+                // still there before handing out a connection to it.
+                if card != nil, case .absent = presence() { cardLeft() }
                 if card == nil { poll(emitting: true) }
                 guard let card else { throw ReaderError.noCard(reader: name) }
                 nextConnectionID += 1
@@ -264,19 +268,17 @@ final class LibNFCDevice: @unchecked Sendable {
             return
         }
         for modulation in modulations {
-            for rate in modulation.rates {
-                var candidate = nfc_target()
-                let res = call { mrtd_nfc_select_passive($0, modulation.type, rate, &candidate) }
-                if res > 0 {
-                    consecutiveTimeouts = 0
-                    guard let atr = Self.iso14443_4ATR(candidate) else { continue }  // not an ISO/IEC 14443-4 card
-                    target = candidate
-                    generation += 1
-                    card = NFCCard(generation: generation, atr: atr, modulation: Self.describe(candidate))
-                    if emitting { emit(.cardInserted(reader: name, atr: atr)) }
-                    return
-                }
-                guard res < 0 else { continue }
+            switch select(modulation.type, readerRates: modulation.rates) {
+            case .found(let candidate, let atr):
+                consecutiveTimeouts = 0
+                target = candidate
+                generation += 1
+                card = NFCCard(generation: generation, atr: atr, modulation: Self.describe(candidate))
+                if emitting { emit(.cardInserted(reader: name, atr: atr)) }
+                return
+            case .none:
+                continue
+            case .failed(let res):
                 switch LibNFCFailure(code: res) {
                 case .deviceLost:
                     deviceLost()
@@ -292,6 +294,75 @@ final class LibNFCDevice: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    private enum Selection {
+        case found(nfc_target, atr: [UInt8])
+        case none
+        case failed(Int32)
+    }
+
+    /// Selects an ISO/IEC 14443-4 card of `type` at the highest bit rate both the reader and the
+    /// card allow: first at 106 kbps, where every card answers; then, when the card's ATS TA(1)
+    /// (type A) or ATQB Bit_Rate_capability (type B) and the reader both allow more, again after
+    /// resetting the field, at that rate (libnfc then sends PPS/InPSL or selects at it). A card
+    /// that refuses the faster rate is selected once more at 106 kbps.
+    private func select(_ type: nfc_modulation_type, readerRates: [nfc_baud_rate]) -> Selection {
+        let basic = selectOnce(type, NBR_106)
+        guard case .found(let found, _) = basic else { return basic }
+        let cardRates = Self.cardBitRates(found)
+        guard let faster = readerRates.first(where: { $0 != NBR_106 && cardRates.contains($0) }) else { return basic }
+        resetField()
+        let fast = selectOnce(type, faster)
+        if case .found = fast { return fast }
+        resetField()
+        return selectOnce(type, NBR_106)
+    }
+
+    private func selectOnce(_ type: nfc_modulation_type, _ rate: nfc_baud_rate) -> Selection {
+        var candidate = nfc_target()
+        let res = call { mrtd_nfc_select_passive($0, type, rate, &candidate) }
+        if res < 0 { return .failed(res) }
+        guard res > 0, let atr = Self.iso14443_4ATR(candidate) else { return .none }  // none, or not ISO/IEC 14443-4
+        return .found(candidate, atr: atr)
+    }
+
+    /// Drops and restores the field so a selected card returns to IDLE and can be selected again.
+    private func resetField() {
+        _ = call { nfc_device_set_property_bool($0, NP_ACTIVATE_FIELD, false) }
+        _ = call { nfc_device_set_property_bool($0, NP_ACTIVATE_FIELD, true) }
+        usleep(5_000)  // ISO/IEC 14443-3 §6.2.1: the card may take up to 5 ms to answer after power-up
+    }
+
+    /// The bit rates a card allows in both directions (ISO/IEC 14443-4 §5.2.4 TA(1) for type A,
+    /// ISO/IEC 14443-3 §7.9.4.1 Bit_Rate_capability for type B: b7..b5 PICC to PCD 847/424/212,
+    /// b3..b1 PCD to PICC 847/424/212).
+    static func cardBitRates(_ target: nfc_target) -> [nfc_baud_rate] {
+        var target = target
+        var capability: UInt8 = 0
+        switch nfc_modulation_type(UInt32(mrtd_nfc_target_type(&target))) {
+        case NMT_ISO14443A:
+            var ats = [UInt8](repeating: 0, count: 254)
+            let n = ats.withUnsafeMutableBufferPointer { mrtd_nfc_target_a_ats(&target, $0.baseAddress, $0.count) }
+            if n >= 2, ats[0] & 0x10 != 0 { capability = ats[1] }
+        case NMT_ISO14443B:
+            var info = [UInt8](repeating: 0, count: 8)
+            info.withUnsafeMutableBufferPointer { mrtd_nfc_target_b_info(&target, $0.baseAddress) }
+            capability = info[4]
+        default:
+            break
+        }
+        return bitRates(capability: capability).map { nfc_baud_rate(UInt32($0)) }
+    }
+
+    /// The libnfc baud rates (`nfc_baud_rate` raw values) a TA(1)/Bit_Rate_capability byte allows
+    /// in both directions, 106 always included.
+    static func bitRates(capability: UInt8) -> [UInt32] {
+        var rates = [NBR_106.rawValue]
+        if capability & 0x10 != 0 && capability & 0x01 != 0 { rates.append(NBR_212.rawValue) }
+        if capability & 0x20 != 0 && capability & 0x02 != 0 { rates.append(NBR_424.rawValue) }
+        if capability & 0x40 != 0 && capability & 0x04 != 0 { rates.append(NBR_847.rawValue) }
+        return rates
     }
 
     private func cardLeft() {
