@@ -2,7 +2,7 @@ internal import CLibNFC
 
 /// What a libnfc return code means for a connection or a device (libnfc 1.8 `NFC_E*` codes, as the
 /// pn53x chip layer derives them from PN53x status bytes: UM0701-02 §7.1).
-enum LibNFCFailure: Equatable {
+enum LibNFCFailure: Equatable, Sendable {
     /// The target left: `NFC_ETGRELEASED` (PN53x 0x29 "target released", 0x2B "card discarded").
     case targetReleased
     /// No valid answer over RF (`NFC_ERFTRANS`: PN53x timeout 0x01, CRC, parity, framing, protocol
