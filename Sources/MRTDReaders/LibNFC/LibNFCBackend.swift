@@ -81,6 +81,8 @@ public final class LibNFCBackend: ReaderBackend {
         var subscribers: [Int: AsyncStream<ReaderEvent>.Continuation] = [:]
         var nextSubscriber = 0
         var shutdown = false
+        /// The first scan after `nfc_init` is done: the state is worth reporting.
+        var started = false
     }
     private let state = Mutex(State())
 
@@ -92,7 +94,7 @@ public final class LibNFCBackend: ReaderBackend {
     }
 
     public func readers() async throws -> [ReaderDescriptor] {
-        await barrier()
+        await waitUntilStarted()
         return try state.withLock { s throws(ReaderError) -> [ReaderDescriptor] in
             if let failure = s.initFailure { throw ReaderError.backendFailure(.libnfc, failure) }
             return s.readers
@@ -121,7 +123,7 @@ public final class LibNFCBackend: ReaderBackend {
 
     /// Connects to the card on the reader named `reader` (its name or its connstring).
     public func connect(reader: String) async throws -> any CardConnection {
-        await barrier()
+        await waitUntilStarted()
         let device = state.withLock { s in
             s.devices.values.first { $0.name == reader || $0.connstring == reader }
         }
@@ -162,12 +164,16 @@ public final class LibNFCBackend: ReaderBackend {
         nfc_init(&context)
         guard let context else {
             let why = "nfc_init failed (libnfc could not start; check /etc/nfc/libnfc.conf)"
-            state.withLock { $0.initFailure = why }
+            state.withLock {
+                $0.initFailure = why
+                $0.started = true
+            }
             emit(.backendUnavailable(.libnfc, reason: why))
             return
         }
         state.withLock { $0.context = UInt(bitPattern: context) }
         scan()
+        state.withLock { $0.started = true }
         scanner.setTick { [weak self] in self?.scan() }
     }
 
@@ -181,8 +187,9 @@ public final class LibNFCBackend: ReaderBackend {
             var buffer = [CChar](repeating: 0, count: size * capacity)
             let found = buffer.withUnsafeMutableBufferPointer { mrtd_nfc_list_devices(ctx, $0.baseAddress, capacity) }
             for i in 0..<min(found, capacity) {
-                let connstring = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress! + i * size) }
-                if !candidates.contains(connstring) { candidates.append(connstring) }
+                let bytes = buffer[(i * size)..<((i + 1) * size)].prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+                let connstring = String(decoding: bytes, as: UTF8.self)
+                if !connstring.isEmpty && !candidates.contains(connstring) { candidates.append(connstring) }
             }
         }
         for connstring in candidates {
@@ -249,7 +256,13 @@ public final class LibNFCBackend: ReaderBackend {
         }
     }
 
-    /// Waits until the scanner has finished what it is doing (the first scan, at least).
+    /// Waits for the first scan after `nfc_init` (later ones keep the state current by themselves).
+    private func waitUntilStarted() async {
+        if state.withLock({ $0.started }) { return }
+        await barrier()
+    }
+
+    /// Waits until the scanner has finished what it is doing.
     private func barrier() async {
         _ = try? await scanner.run {}
     }

@@ -41,6 +41,9 @@ final class LibNFCDevice: @unchecked Sendable {
     private var modulations: [(type: nfc_modulation_type, rates: [nfc_baud_rate])] = []
     private var lost = false
     private var consecutiveTimeouts = 0
+    /// A card was given up for gone: before the next search, drop the field once, so a card that
+    /// is in fact still there (and still selected) returns to IDLE and answers again.
+    private var fieldResetPending = false
 
     /// The largest response `nfc_initiator_transceive_bytes` may return (PN53x extended frame).
     private static let receiveCapacity = 264
@@ -154,7 +157,7 @@ final class LibNFCDevice: @unchecked Sendable {
         } catch let error as TransportError {
             throw error
         } catch {
-            throw TransportError.readerUnavailable("reader '\(name)' was shut down")
+            throw TransportError.readerUnavailable("reader '\(name)' is gone or was shut down")
         }
     }
 
@@ -184,7 +187,8 @@ final class LibNFCDevice: @unchecked Sendable {
             h.inCall = false
             return h.shuttingDown
         }
-        return aborted && result < 0 ? NFC_EOPABORTED : result
+        // After an abort, libnfc's answer is not to be trusted (see mrtd_scrub_stack).
+        return aborted ? NFC_EOPABORTED : result
     }
 
     private func exchange(_ command: [UInt8], connection id: UInt64, generation: UInt64) throws -> [UInt8] {
@@ -266,6 +270,10 @@ final class LibNFCDevice: @unchecked Sendable {
             case .aborted: break
             }
             return
+        }
+        if fieldResetPending {
+            fieldResetPending = false
+            resetField()
         }
         for modulation in modulations {
             switch select(modulation.type, readerRates: modulation.rates) {
@@ -369,6 +377,7 @@ final class LibNFCDevice: @unchecked Sendable {
         guard card != nil else { return }
         card = nil
         target = nfc_target()
+        fieldResetPending = true
         emit(.cardRemoved(reader: name))
     }
 
