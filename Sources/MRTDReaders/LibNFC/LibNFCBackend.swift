@@ -185,17 +185,22 @@ public final class LibNFCBackend: ReaderBackend {
             let size = mrtd_nfc_connstring_size()
             let capacity = 16
             var buffer = [CChar](repeating: 0, count: size * capacity)
-            let found = buffer.withUnsafeMutableBufferPointer { mrtd_nfc_list_devices(ctx, $0.baseAddress, capacity) }
+            let found = LibNFCBusLock.shared.enumeration {
+                buffer.withUnsafeMutableBufferPointer { mrtd_nfc_list_devices(ctx, $0.baseAddress, capacity) }
+            }
             for i in 0..<min(found, capacity) {
                 let bytes = buffer[(i * size)..<((i + 1) * size)].prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
                 let connstring = String(decoding: bytes, as: UTF8.self)
+                // A libnfc built with its PC/SC drivers lists PC/SC readers too: those are the PC/SC
+                // backend's (Debian's libnfc 1.8 is built without them).
+                if connstring.hasPrefix("pcsc:") || connstring.hasPrefix("acr122_pcsc:") { continue }
                 if !connstring.isEmpty && !candidates.contains(connstring) { candidates.append(connstring) }
             }
         }
         for connstring in candidates {
             let known = state.withLock { $0.shutdown || $0.devices[connstring] != nil }
             if known { continue }
-            guard let pnd = nfc_open(ctx, connstring) else { continue }
+            guard let pnd = LibNFCBusLock.shared.enumeration({ nfc_open(ctx, connstring) }) else { continue }
             let device = LibNFCDevice(
                 connstring: connstring, device: pnd, configuration: configuration,
                 emit: { [weak self] event in self?.emit(event) },

@@ -182,7 +182,7 @@ final class LibNFCDevice: @unchecked Sendable {
         }
         guard let pnd = OpaquePointer(bitPattern: bits) else { return NFC_EOPABORTED }
         mrtd_scrub_stack()
-        let result = body(pnd)
+        let result = LibNFCBusLock.shared.device { body(pnd) }
         let aborted = handle.withLock { h -> Bool in
             h.inCall = false
             return h.shuttingDown
@@ -401,7 +401,7 @@ final class LibNFCDevice: @unchecked Sendable {
             h.device = 0
             return bits
         }
-        if let pnd = OpaquePointer(bitPattern: bits) { nfc_close(pnd) }
+        if let pnd = OpaquePointer(bitPattern: bits) { LibNFCBusLock.shared.enumeration { nfc_close(pnd) } }
     }
 
     /// The ATR of an ISO/IEC 14443-4 target (PC/SC Part 3 §3.1.3.2.3), nil for other cards.
