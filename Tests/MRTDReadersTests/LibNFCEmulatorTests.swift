@@ -334,4 +334,28 @@ import Testing
             + "libnfc+PN532 emulator \(libnfcAPDUs) APDUs \(ms(libnfc.sorted()[runs / 2])) per read; "
             + "in-process virtual chip \(inProcessAPDUs) APDUs \(ms(inProcess.sorted()[runs / 2])) per read")
     }
+
+    /// A card answer longer than a PN53x frame (262 bytes) arrives in pieces with the MI bit;
+    /// libnfc 1.8 fetches the next piece, finds its 264-byte buffer too small (PN53x status 07) and
+    /// fails the exchange: a clean `serviceFailure`, no hang, and the link stays usable. (Short
+    /// APDUs, all this backend offers, never need more than 258 bytes.)
+    @Test func anAnswerLongerThanAFrameFailsCleanlyAndTheLinkStaysUsable() async throws {
+        struct LongReads: APDUTransport {
+            var capabilities: TransportCapabilities { .extended }
+            func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+                command.count > 1 && command[1] == 0xB0 ? (0..<600).map { UInt8(truncatingIfNeeded: $0) } + [0x90, 0x00] : [0x90, 0x00]
+            }
+        }
+        let emulator = try PN532Emulator()
+        defer { emulator.stop() }
+        emulator.insert(.init(kind: .typeA, chip: LongReads()))
+        let backend = Self.backend([emulator.connstring])
+        let connection = try await backend.connect(reader: emulator.connstring)
+        await #expect(throws: TransportError.serviceFailure("device's internal chip error (NFC_ECHIP)")) {
+            _ = try await connection.transmit([0x00, 0xB0, 0x00, 0x00, 0x00])
+        }
+        #expect(try await connection.transmit([0x00, 0xA4, 0x04, 0x0C, 0x07] + ApplicationID.lds1) == [0x90, 0x00])
+        await connection.close()
+        await backend.shutdown()
+    }
 }

@@ -67,8 +67,8 @@ final class LibNFCDevice: @unchecked Sendable {
     // MARK: - Lifecycle (called from the scanner thread)
 
     /// Puts the device in initiator mode and looks for a card once. Runs on the device thread;
-    /// the scanner waits for it. Returns the card found, or nil for none; throws when the device
-    /// cannot be used (it is then closed).
+    /// the scanner waits for it. Gives the card found (nil for none), or the failure that makes
+    /// the device unusable (it is then closed).
     func initialize() -> Result<NFCCard?, ReaderError> {
         thread.runAndWait { [self] () -> Result<NFCCard?, ReaderError> in
             if let pnd = devicePointer(), let cName = nfc_device_get_name(pnd) {
