@@ -114,12 +114,12 @@ public final class PN532Emulator: @unchecked Sendable {
         public var description: String
     }
 
-    /// Opens a pseudo-terminal in raw mode and starts answering on it.
+    /// Opens a pseudo-terminal in raw mode and starts answering on it. Call `stop()` when done.
     public init() throws {
         var name = [CChar](repeating: 0, count: 128)
         let master = name.withUnsafeMutableBufferPointer { mrtd_pty_open($0.baseAddress, $0.count) }
         guard master >= 0 else { throw SetupError(description: "posix_openpt: \(Self.errorText())") }
-        let path = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // Hold the slave side open too: without it, the master reads EIO whenever libnfc closes
         // the port, and the device would vanish between two opens.
         let slave = open(path, O_RDWR | O_NOCTTY)
@@ -160,7 +160,8 @@ public final class PN532Emulator: @unchecked Sendable {
         stop()
     }
 
-    /// Presents `card` (replacing any card there).
+    /// Presents `card`, replacing any card there. Like a real card it is idle until the host
+    /// selects it: a target the chip still has listed from the previous card gets no answer.
     public func insert(_ card: Card) {
         state.withLock { s in
             s.card = card
