@@ -132,13 +132,18 @@ public final class LibNFCBackend: ReaderBackend {
     }
 
     public func shutdown() async {
+        // From here on a scan registers nothing (a device it opens is closed again).
         let devices = state.withLock { s -> [LibNFCDevice] in
             s.shutdown = true
-            return Array(s.devices.values)
+            let all = Array(s.devices.values)
+            s.devices = [:]
+            s.readers = []
+            s.atrs = [:]
+            return all
         }
-        await shutDown(devices)
-        await barrier()  // a scan under way finishes and registers nothing more
-        await shutDown(state.withLock { Array($0.devices.values) })
+        await withTaskGroup(of: Void.self) { group in
+            for device in devices { group.addTask { await device.shutdown() } }
+        }
         _ = try? await scanner.run { [self] in
             let context = state.withLock { s -> UInt in
                 let bits = s.context
@@ -272,9 +277,4 @@ public final class LibNFCBackend: ReaderBackend {
         _ = try? await scanner.run {}
     }
 
-    private func shutDown(_ devices: [LibNFCDevice]) async {
-        await withTaskGroup(of: Void.self) { group in
-            for device in devices { group.addTask { await device.shutdown() } }
-        }
-    }
 }
