@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
+#include <pthread.h>
 #include <nfc/nfc.h>
 #include <nfc/nfc-types.h>
 
@@ -72,6 +73,17 @@ static __attribute__((noinline)) void mrtd_scrub_stack(void) {
     uint8_t area[16384];
     memset(area, 0, sizeof area);
     __asm__ __volatile__("" : : "r"(area) : "memory");
+}
+
+/* glibc declares it only with _GNU_SOURCE, which the Swift Glibc module is built without. */
+extern int pthread_setname_np(pthread_t thread, const char *name);
+
+/// Names the calling thread for ps, top and /proc (the kernel keeps 15 bytes).
+static inline void mrtd_name_current_thread(const char *name) {
+    char shortName[16];
+    strncpy(shortName, name, sizeof shortName - 1);
+    shortName[sizeof shortName - 1] = '\0';
+    (void)pthread_setname_np(pthread_self(), shortName);
 }
 
 #endif

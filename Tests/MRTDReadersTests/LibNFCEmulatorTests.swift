@@ -45,8 +45,19 @@ import Testing
         }
     }
 
-    static func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    /// Descriptors of this process open on `path` (other suites run in parallel, so count only
+    /// what points at the emulator's port).
+    static func descriptors(on path: String) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
+    }
+
+    /// Threads of this process named by the libnfc backend (Linux truncates names to 15 bytes).
+    static func backendThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter {
+            ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "").hasPrefix("mrtdd-nfc-")
+        }.count
     }
 
     // MARK: - Reads
@@ -142,7 +153,8 @@ import Testing
         let apdus = complete.result.transport.apdus
         try #require(complete.result.error == nil && apdus > 10)
 
-        let descriptorsBefore = Self.openDescriptors()
+        let descriptorsBefore = Self.descriptors(on: emulator.devicePath)
+        #expect(descriptorsBefore == 2, "the emulator's own and libnfc's")
         let clock = ContinuousClock()
         var slowest = Duration.zero
         for index in 0..<apdus {
@@ -159,10 +171,10 @@ import Testing
             let readers = try await backend.readers()
             #expect(readers.first?.cardPresent == false, "after removal at \(index)")
         }
-        let descriptorsAfter = Self.openDescriptors()
+        let descriptorsAfter = Self.descriptors(on: emulator.devicePath)
         print("libnfc removal sweep: \(apdus) indices, slowest read \(slowest)")
         #expect(slowest < .seconds(2), "a removal is noticed within one RF timeout, not the host timeout")
-        #expect(descriptorsAfter <= descriptorsBefore, "descriptors before \(descriptorsBefore), after \(descriptorsAfter)")
+        #expect(descriptorsAfter == descriptorsBefore, "descriptors on the port before \(descriptorsBefore), after \(descriptorsAfter)")
 
         emulator.insert(.init(kind: .typeB, chip: Self.chip()))
         let connection = try await backend.connect(reader: emulator.connstring)
@@ -241,6 +253,28 @@ import Testing
             await #expect(throws: ReaderError.readerNotFound(reader.name)) { _ = try await backend.connect(reader: reader.name) }
         }
         await backend.shutdown()
+    }
+
+    @Test func startingAndShuttingDownLeavesNoDescriptorOrThread() async throws {
+        let emulator = try PN532Emulator()
+        defer { emulator.stop() }
+        emulator.insert(.init(kind: .typeB, chip: Self.chip()))
+        #expect(Self.descriptors(on: emulator.devicePath) == 1, "the emulator's own")
+        for round in 0..<3 {
+            let backend = Self.backend([emulator.connstring])
+            let connection = try await backend.connect(reader: emulator.connstring)
+            #expect(try await connection.transmit([0x00, 0xA4, 0x04, 0x0C, 0x07] + ApplicationID.lds1) == [0x90, 0x00])
+            #expect(Self.descriptors(on: emulator.devicePath) == 2, "round \(round): libnfc holds the port")
+            #expect(Self.backendThreads() == 2, "round \(round): a scanner and one device thread")
+            await connection.close()
+            await backend.shutdown()
+            #expect(Self.descriptors(on: emulator.devicePath) == 1, "round \(round): the port is closed")
+            // Threads end right after their last job.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(2)
+            while Self.backendThreads() > 0 && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(Self.backendThreads() == 0, "round \(round): threads left")
+        }
     }
 
     @Test func connectionErrorsAreSpecific() async throws {

@@ -89,7 +89,7 @@ public final class LibNFCBackend: ReaderBackend {
     /// Starts libnfc (`nfc_init`) and the first device scan on the scanner thread.
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
-        scanner = NFCDeviceThread(name: "mrtdd-libnfc-scan", tickInterval: configuration.rescanInterval)
+        scanner = NFCDeviceThread(name: "mrtdd-nfc-scan", tickInterval: configuration.rescanInterval)
         scanner.submit { [weak self] in self?.start() }
     }
 

@@ -56,7 +56,7 @@ final class LibNFCDevice: @unchecked Sendable {
         self.emit = emit
         self.onLost = onLost
         handle = Mutex(Handle(device: UInt(bitPattern: device)))
-        thread = NFCDeviceThread(name: "mrtdd-libnfc-device", tickInterval: configuration.pollInterval)
+        thread = NFCDeviceThread(name: "mrtdd-nfc-dev", tickInterval: configuration.pollInterval)
     }
 
     /// The descriptor as the rest of the system sees it.

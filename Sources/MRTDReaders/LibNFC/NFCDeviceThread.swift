@@ -1,3 +1,4 @@
+internal import CLibNFC
 import Foundation
 
 /// One thread of its own that runs blocking libnfc calls in order, never on Swift's cooperative
@@ -19,8 +20,11 @@ final class NFCDeviceThread: @unchecked Sendable {
         self.name = name
         let (s, atto) = tickInterval.components
         self.tickInterval = max(0.001, Double(s) + Double(atto) / 1e18)
-        let thread = Thread { [self] in main() }
-        thread.name = name
+        let thread = Thread { [self] in
+            // Shows in ps, top and /proc/<pid>/task/*/comm.
+            mrtd_name_current_thread(name)
+            main()
+        }
         thread.stackSize = 1 << 20
         thread.start()
     }
