@@ -392,4 +392,48 @@ import Testing
         await connection.close()
         await backend.shutdown()
     }
+
+    /// libnfc's own `nfc-list` (package libnfc-bin), a second client of the emulator, lists the
+    /// emulated card with the ATS and ATQB the emulator presents.
+    @Test(arguments: PN532Emulator.Card.Kind.allCases)
+    func libnfcsOwnNFCListSeesTheEmulatedCard(_ kind: PN532Emulator.Card.Kind) throws {
+        let tool = "/usr/bin/nfc-list"
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            print("LibNFCEmulatorTests: SKIPPED nfc-list check (\(tool) not installed; package libnfc-bin)")
+            return
+        }
+        let emulator = try PN532Emulator()
+        defer { emulator.stop() }
+        let card = PN532Emulator.Card(kind: kind, chip: Self.chip())
+        emulator.insert(card)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["-t", kind == .typeA ? "1" : "8"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["LIBNFC_DEFAULT_DEVICE"] = emulator.connstring
+        environment["LIBNFC_AUTO_SCAN"] = "false"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("NFC device: user defined default device opened"), "\(text)")
+        switch kind {
+        case .typeA:
+            #expect(text.contains("1 ISO14443A passive target(s) found"), "\(text)")
+            #expect(text.contains("SAK (SEL_RES): 20"), "\(text)")
+            // libnfc labels a UID starting with 08 (random, ISO/IEC 14443-3) NFCID3.
+            #expect(text.contains("08  4d  52  54"), "\(text)")
+            #expect(text.contains("ATS: 78  80  70  02  4d  52  54  44"), "\(text)")
+        case .typeB:
+            #expect(text.contains("1 ISO14443B passive target(s) found"), "\(text)")
+            #expect(text.contains("ISO/IEC 14443-4B (106 kbps) target"), "\(text)")
+            #expect(text.contains("PUPI: 4d  52  54  44"), "\(text)")
+            #expect(text.contains("Protocol Info: 00  81  71"), "\(text)")
+        }
+        #expect(emulator.statistics.unknownCommands.isEmpty, "\(emulator.statistics.unknownCommands)")
+    }
 }
