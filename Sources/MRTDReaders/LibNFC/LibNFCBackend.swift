@@ -103,8 +103,9 @@ public final class LibNFCBackend: ReaderBackend {
 
     public func events() -> AsyncStream<ReaderEvent> {
         let (stream, continuation) = AsyncStream<ReaderEvent>.makeStream()
-        let ended = state.withLock { s -> Bool in
-            guard !s.shutdown else { return true }
+        // The snapshot and the registration happen under one lock, so no change falls between them.
+        let id = state.withLock { s -> Int? in
+            guard !s.shutdown else { return nil }
             for reader in s.readers {
                 continuation.yield(.readerAdded(reader))
                 if let atr = s.atrs[reader.name] { continuation.yield(.cardInserted(reader: reader.name, atr: atr)) }
@@ -112,12 +113,16 @@ public final class LibNFCBackend: ReaderBackend {
             let id = s.nextSubscriber
             s.nextSubscriber += 1
             s.subscribers[id] = continuation
-            continuation.onTermination = { [weak self] _ in
-                self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-            }
-            return false
+            return id
         }
-        if ended { continuation.finish() }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        // Outside the lock: the handler takes it.
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
         return stream
     }
 
