@@ -85,4 +85,16 @@ import Testing
         #expect(LibNFCFailure(code: code) == failure)
         #expect(LibNFCFailure.describe(code).contains("(NFC_E"))
     }
+
+    @Test(arguments: [
+        ("pn532_uart:/dev/null", true),
+        ("pn532_uart:/dev/null:115200", true),
+        ("pn532_uart:/dev/mrtdd-no-such-port", false),
+        ("pn53x_usb:", true),
+        ("pn53x_usb:001:004", true),
+        ("acr122_usb", true),
+    ])
+    func rescansSkipSerialPortsThatAreNotThere(_ connstring: String, _ mayExist: Bool) {
+        #expect(LibNFCBackend.portMayExist(connstring) == mayExist)
+    }
 }

@@ -1,4 +1,5 @@
 internal import CLibNFC
+import Foundation
 public import MRTDCore
 import Synchronization
 
@@ -83,6 +84,8 @@ public final class LibNFCBackend: ReaderBackend {
         var shutdown = false
         /// The first scan after `nfc_init` is done: the state is worth reporting.
         var started = false
+        /// Devices that opened but failed to initialise, and when to try them again.
+        var unusableUntil: [String: ContinuousClock.Instant] = [:]
     }
     private let state = Mutex(State())
 
@@ -207,16 +210,22 @@ public final class LibNFCBackend: ReaderBackend {
                 if !connstring.isEmpty && !candidates.contains(connstring) { candidates.append(connstring) }
             }
         }
+        let now = ContinuousClock.now
         for connstring in candidates {
-            let known = state.withLock { $0.shutdown || $0.devices[connstring] != nil }
-            if known { continue }
+            let skip = state.withLock { s in
+                s.shutdown || s.devices[connstring] != nil || (s.unusableUntil[connstring].map { now < $0 } ?? false)
+            }
+            // A serial port that is not there: no need to have libnfc say so at every rescan.
+            if skip || !Self.portMayExist(connstring) { continue }
             guard let pnd = LibNFCBusLock.shared.enumeration({ nfc_open(ctx, connstring) }) else { continue }
             let device = LibNFCDevice(
                 connstring: connstring, device: pnd, configuration: configuration,
                 emit: { [weak self] event in self?.emit(event) },
                 onLost: { [weak self] device in self?.deviceLost(device) })
             guard case .success(let card) = device.initialize() else {
+                // Opens but will not work as an initiator: try again much later, not every rescan.
                 device.thread.finish()
+                state.withLock { $0.unusableUntil[connstring] = now + configuration.rescanInterval * 15 }
                 continue
             }
             let registered = state.withLock { s -> Bool in
@@ -233,6 +242,14 @@ public final class LibNFCBackend: ReaderBackend {
             if let card { emit(.cardInserted(reader: device.name, atr: card.atr)) }
             device.startPolling()
         }
+    }
+
+    /// False when `connstring` names a device path (`pn532_uart:/dev/ttyUSB0:115200`) that does
+    /// not exist; true otherwise (USB connstrings, or no path).
+    static func portMayExist(_ connstring: String) -> Bool {
+        let fields = connstring.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count >= 2, fields[1].hasPrefix("/") else { return true }
+        return FileManager.default.fileExists(atPath: String(fields[1]))
     }
 
     // MARK: - Events
