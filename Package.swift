@@ -47,10 +47,12 @@ let package = Package(
         .target(
             name: "MRTDReaders",
             dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"]),
+        // posix_openpt for the PN532 emulator (XSI functions the Glibc module leaves out).
+        .target(name: "CPseudoTerminal", path: "Sources/CPseudoTerminal"),
         .target(
             name: "MRTDTesting",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol",
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "CPseudoTerminal",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]),
         .executableTarget(
@@ -63,7 +65,8 @@ let package = Package(
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting"]),
-        .testTarget(name: "MRTDReadersTests", dependencies: ["MRTDReaders"]),
+        .testTarget(
+            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore"]),
         .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
         .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
     ]
