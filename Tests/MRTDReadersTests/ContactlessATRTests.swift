@@ -97,4 +97,15 @@ import Testing
     func rescansSkipSerialPortsThatAreNotThere(_ connstring: String, _ mayExist: Bool) {
         #expect(LibNFCBackend.portMayExist(connstring) == mayExist)
     }
+
+    @Test func listedConnstringsAreReadFromLibNFCsSlotsAndPCSCOnesLeftOut() {
+        let size = 16
+        func slot(_ text: String) -> [CChar] {
+            let bytes = Array(text.utf8.prefix(size - 1)).map { CChar(bitPattern: $0) }
+            return bytes + [CChar](repeating: 0, count: size - bytes.count)
+        }
+        let buffer = slot("pn53x_usb:1:4") + slot("pcsc:ACS ACR") + slot("acr122_usb:2:5") + slot("") + slot("junk-not-counted")
+        #expect(LibNFCBackend.connstrings(listed: buffer, count: 4, size: size) == ["pn53x_usb:1:4", "acr122_usb:2:5"])
+        #expect(LibNFCBackend.connstrings(listed: buffer, count: 9, size: size).count == 3, "slots past the buffer are ignored")
+    }
 }

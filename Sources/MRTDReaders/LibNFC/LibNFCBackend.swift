@@ -201,13 +201,9 @@ public final class LibNFCBackend: ReaderBackend {
             let found = LibNFCBusLock.shared.enumeration {
                 buffer.withUnsafeMutableBufferPointer { mrtd_nfc_list_devices(ctx, $0.baseAddress, capacity) }
             }
-            for i in 0..<min(found, capacity) {
-                let bytes = buffer[(i * size)..<((i + 1) * size)].prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-                let connstring = String(decoding: bytes, as: UTF8.self)
-                // A libnfc built with its PC/SC drivers lists PC/SC readers too: those are the PC/SC
-                // backend's (Debian's libnfc 1.8 is built without them).
-                if connstring.hasPrefix("pcsc:") || connstring.hasPrefix("acr122_pcsc:") { continue }
-                if !connstring.isEmpty && !candidates.contains(connstring) { candidates.append(connstring) }
+            for connstring in Self.connstrings(listed: buffer, count: min(found, capacity), size: size)
+            where !candidates.contains(connstring) {
+                candidates.append(connstring)
             }
         }
         let now = ContinuousClock.now
@@ -241,6 +237,19 @@ public final class LibNFCBackend: ReaderBackend {
             emit(.readerAdded(device.descriptor(cardPresent: card != nil)))
             if let card { emit(.cardInserted(reader: device.name, atr: card.atr)) }
             device.startPolling()
+        }
+    }
+
+    /// The connstrings `nfc_list_devices` wrote into `buffer` (`count` slots of `size` bytes, each
+    /// 0-terminated), without those of libnfc's PC/SC drivers: a libnfc built with them lists PC/SC
+    /// readers too, and those are the PC/SC backend's (Debian's libnfc 1.8 is built without them).
+    static func connstrings(listed buffer: [CChar], count: Int, size: Int) -> [String] {
+        (0..<count).compactMap { i -> String? in
+            guard (i + 1) * size <= buffer.count else { return nil }
+            let bytes = buffer[(i * size)..<((i + 1) * size)].prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            let connstring = String(decoding: bytes, as: UTF8.self)
+            if connstring.isEmpty || connstring.hasPrefix("pcsc:") || connstring.hasPrefix("acr122_pcsc:") { return nil }
+            return connstring
         }
     }
 
