@@ -345,6 +345,23 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         try locked { scope in try encode(try multiply(try decode(point), try scope.keep(BigNumber(scalar)))) }
     }
 
+    /// `a · b⁻¹ mod n` for two scalars: the chip's PACE-CAM data `CA_IC = SK_map,IC · SK_IC⁻¹`
+    /// (Doc 9303-11 §4.4.3.5.2), so that `CA_IC · PK_IC = PK_map,IC`.
+    public func multiplyByInverse(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {
+        try locked { scope in
+            let x = try scalar(a)
+            let y = try scalar(b)
+            let inverse = try scope.keep(BigNumber())
+            guard BN_mod_inverse(inverse.pointer, y.pointer, order.pointer, context.pointer) != nil else {
+                throw CryptoError.invalidInput("scalar not invertible")
+            }
+            let product = try scope.keep(BigNumber())
+            try CryptoError.check(BN_mod_mul(product.pointer, x.pointer, inverse.pointer, order.pointer, context.pointer), "BN_mod_mul")
+            withExtendedLifetime((x, y)) {}
+            return try product.bytes(length: orderByteCount)
+        }
+    }
+
     /// Decodes a point (uncompressed or compressed) and checks it lies on the curve and is not the
     /// point at infinity. Caller holds the lock.
     private func decode(_ bytes: [UInt8]) throws -> ECPointHandle {

@@ -22,7 +22,8 @@ public enum DocumentReader {
             var result = ReadResult.assemble(
                 files: outcome.files, access: outcome.access, applications: outcome.applications,
                 skipped: outcome.skipped, transport: outcome.transport,
-                durationMs: milliseconds(clock.now - start))
+                durationMs: milliseconds(clock.now - start),
+                checks: outcome.chipAuthentication.map { ReadResult.Checks(chipAuthentication: $0) } ?? ReadResult.Checks())
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
             return Read(result: result, files: outcome.files)
         } catch {
