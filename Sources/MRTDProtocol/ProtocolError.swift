@@ -146,6 +146,9 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: return "read cancelled"
         case .wrongPassword(let proto, let password, let sw):
             let how = sw.map { " (\($0))" } ?? ""
+            if sw == .referencedDataNotFound {
+                return "\(proto) failed: access denied\(how): this document does not take the \(password) as password (a CAN-only card?)"
+            }
             return "\(proto) failed: access denied\(how): the \(password) does not match this document"
         case .paceNotSupported(let why): return "PACE not possible: \(why)"
         case .paceSetupRefused(let sw): return "PACE: MSE:Set AT refused (\(sw))"
