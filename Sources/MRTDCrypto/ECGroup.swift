@@ -201,10 +201,15 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
 
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
         try locked { scope in
-            let base = try decode(generator)
             let k = try scalar(privateKey)
-            let result = try multiply(base, k)
-            return try encode(result)
+            if generator == self.generator {
+                // The group's own generator: OpenSSL's fixed-base path (precomputed tables where the
+                // curve has them) is several times faster than a general multiplication.
+                let result = try scope.keep(ECPointHandle(group: group))
+                try CryptoError.check(EC_POINT_mul(group, result.pointer, k.pointer, nil, nil, context.pointer), "EC_POINT_mul")
+                return try encode(result)
+            }
+            return try encode(try multiply(try decode(generator), k))
         }
     }
 
