@@ -227,3 +227,49 @@ struct PACEAccessTests {
         }
     }
 }
+
+/// PACE on explicit domain parameters from PACEDomainParameterInfo (TR-03110-3 §A.1.1.1).
+@Suite("PACE with explicit domain parameters")
+struct PACEExplicitParameterTests {
+    @Test(arguments: [PACEMapping.gm, .im])
+    func explicitBrainpoolParametersAreUsedAndRecognised(mapping: PACEMapping) async throws {
+        let explicit = try ECGroup(standard: .brainpoolP256r1).explicitParameters
+        let proto = PACEProtocol(mapping: mapping, keyAgreement: .ecdh, cipher: .aes128)!
+        let info = PACEInfo(protocol: proto, parameterID: 32)
+        let domain = PACEDomainParameterInfo(
+            mapping: mapping, keyAgreement: .ecdh, domainParameter: try .explicit(explicit), parameterID: 32)
+        let chip = VirtualChip(configuration: try .paceChip(
+            document: PACEAccessTests.specimen, accessKey: PACEAccessTests.key, infos: [info],
+            domainParameterInfos: [domain], bac: false))
+        let read = await DocumentReader.read(
+            transport: chip, options: ReadOptions(accessKey: .mrz(PACEAccessTests.key), access: .pace))
+        #expect(read.result.error == nil)
+        #expect(read.result.access?.parameterId == 32)
+        #expect(read.result.access?.domainParameters == "brainpoolP256r1")
+        #expect(read.files[.dg(1)] == PACEAccessTests.specimen.files[.dg(1)])
+    }
+
+    @Test func explicitDHParametersResolve() throws {
+        let dh = DHDomainParameters(p: [UInt8](repeating: 0xFF, count: 128), g: [2], q: nil)
+        let proto = PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!
+        let infos = SecurityInfos(infos: [
+            .pace(PACEInfo(protocol: proto, parameterID: 40)),
+            .paceDomainParameters(PACEDomainParameterInfo(
+                mapping: .gm, keyAgreement: .dh, domainParameter: try .explicit(dh), parameterID: 40)),
+        ])
+        let parameters = try PACEParameters.strongest(in: infos)
+        #expect(parameters.domainParameters == .dh(dh))
+        #expect(parameters.parameterID == 40)
+    }
+
+    @Test func explicitParametersOfTheWrongKindAreLeftOut() throws {
+        let explicit = try ECGroup(standard: .brainpoolP256r1).explicitParameters
+        let dhProto = PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!
+        let infos = SecurityInfos(infos: [
+            .pace(PACEInfo(protocol: dhProto, parameterID: 33)),
+            .paceDomainParameters(PACEDomainParameterInfo(
+                mapping: .gm, keyAgreement: .dh, domainParameter: try .explicit(explicit), parameterID: 33)),
+        ])
+        #expect(PACEParameters.supported(in: infos).isEmpty)
+    }
+}
