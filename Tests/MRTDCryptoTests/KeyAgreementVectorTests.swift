@@ -102,6 +102,23 @@ struct KeyAgreementVectorTests {
         #expect(k1.count == group.fieldByteCount)
     }
 
+    @Test func dhSharedSecretKeepsLeadingZeroBytes() throws {
+        // ARCHITECTURE pitfalls: stripping them breaks about one session in 256.
+        let group = try KeyAgreementGroups.standardized(0)
+        for _ in 0..<4096 {
+            let a = try group.generatePrivateKey(using: SystemRandom())
+            let b = try group.generatePrivateKey(using: SystemRandom())
+            let pb = try group.publicKey(privateKey: b, generator: group.generator)
+            let k = try group.sharedSecret(privateKey: a, peerPublicKey: pb)
+            guard k.first == 0 else { continue }
+            #expect(k.count == 128)
+            let pa = try group.publicKey(privateKey: a, generator: group.generator)
+            #expect(try group.sharedSecret(privateKey: b, peerPublicKey: pa) == k)
+            return
+        }
+        Issue.record("no shared secret with a leading zero byte in 4096 tries")
+    }
+
     @Test(arguments: [3, 7, 19, 31])
     func reservedParameterIDsAreUnsupported(id: Int) {
         #expect(throws: CryptoError.self) { try KeyAgreementGroups.standardized(id) }

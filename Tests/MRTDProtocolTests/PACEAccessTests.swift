@@ -273,3 +273,30 @@ struct PACEExplicitParameterTests {
         #expect(PACEParameters.supported(in: infos).isEmpty)
     }
 }
+
+@Suite("EF.CardAccess probing on BAC chips")
+struct CardAccessProbeTests {
+    /// A BAC chip that answers every READ BINARY outside the application with 6700.
+    actor OddChip: APDUTransport {
+        let chip: VirtualChip
+        var selectedApplication = false
+        nonisolated var capabilities: TransportCapabilities { chip.capabilities }
+        init(_ chip: VirtualChip) { self.chip = chip }
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            if command.count > 1 && command[1] == 0xA4 && command.count > 2 && command[2] == 0x04 { selectedApplication = true }
+            if !selectedApplication && command.count > 1 && command[1] == 0xB0 { return [0x67, 0x00] }
+            return try await chip.transmit(command)
+        }
+    }
+
+    @Test func unreadableCardAccessIsTreatedAsAbsentUnderAuto() async throws {
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(
+            files: PACEAccessTests.specimen.files, accessKey: PACEAccessTests.key))
+        let read = await DocumentReader.read(
+            transport: OddChip(chip), options: ReadOptions(accessKey: .mrz(PACEAccessTests.key), access: .auto))
+        #expect(read.result.error == nil)
+        #expect(read.result.access?.protocol == "BAC")
+        #expect(read.result.access?.fallback == nil)
+        #expect(read.result.warnings.contains { $0.hasPrefix("EF.CardAccess could not be read") })
+    }
+}
