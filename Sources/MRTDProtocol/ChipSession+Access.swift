@@ -77,7 +77,8 @@ extension ChipSession {
             } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
                 warnings.append("EF.CardSecurity could not be read: chip authentication by PACE-CAM not verifiable")
             }
-            chipAuthentication = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity)
+            chipAuthentication = PACE.verifyChipAuthenticationMapping(
+                outcome, cardSecurity: cardSecurity, cardAccess: securityInfos)
         }
 
         let lds2 = try await selectApplications()

@@ -204,6 +204,16 @@ struct PACEAccessTests {
         #expect(read.result.warnings.contains { $0.contains("EF.CardSecurity") })
     }
 
+    @Test func cardSecurityMissingACardAccessPACEInfoFailsTheCAMCheck() async throws {
+        // RELIABILITY CS-01: EF.CardAccess lists a PACEInfo the signed EF.CardSecurity does not.
+        let extra = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 8)
+        let chip = try Self.chip([Self.camBrainpool], configure: {
+            $0.files[.cardAccess] = SecurityInfos(infos: [.pace(Self.camBrainpool), .pace(extra)]).derEncoded()
+        })
+        let read = await Self.read(chip, access: .pace)
+        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityInconsistent"))
+    }
+
     // MARK: RELIABILITY BAC-01
 
     @Test func bacWithAWrongChipMACFailsBeforeAnyFileIsRead() async throws {
