@@ -38,6 +38,8 @@ public struct Transcript: Sendable, Equatable, Codable {
             public var dateOfExpiry: String
         }
         public var mrzKey: MRZKeyFields?
+        /// The card access number (PACE).
+        public var can: String?
     }
 
     /// The read options that shape the command sequence.
@@ -47,6 +49,8 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var preferExtendedLength: Bool
         public var useShortFileIdentifiers: Bool
         public var maxFileSize: Int
+        /// `auto`, `pace` or `bac` (absent in transcripts recorded before PACE: `auto`).
+        public var accessPolicy: String?
     }
 
     public struct Exchange: Sendable, Equatable, Codable {
@@ -94,12 +98,14 @@ public struct Transcript: Sendable, Equatable, Codable {
         case .mrz(let key):
             access = Access(mrzKey: .init(
                 documentNumber: key.documentNumber, dateOfBirth: key.dateOfBirth, dateOfExpiry: key.dateOfExpiry))
+        case .can(let can):
+            access = Access(can: can)
         }
         self.options = Options(
             dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             preferExtendedLength: options.reader.preferExtendedLength,
             useShortFileIdentifiers: options.reader.useShortFileIdentifiers,
-            maxFileSize: options.reader.maxFileSize)
+            maxFileSize: options.reader.maxFileSize, accessPolicy: options.access.rawValue)
         self.random = random.hex
         self.exchanges = exchanges.map { Exchange(command: $0.command.hex, response: $0.response.hex) }
         self.result = result
@@ -119,19 +125,29 @@ public struct Transcript: Sendable, Equatable, Codable {
 
     /// The read options the session ran with.
     public func readOptions() throws -> ReadOptions {
-        guard let fields = access.mrzKey else { throw Error.invalidAccess("no mrzKey") }
-        let key: MRZKey
-        do {
-            key = try MRZKey(
-                documentNumber: fields.documentNumber, dateOfBirth: fields.dateOfBirth, dateOfExpiry: fields.dateOfExpiry)
-        } catch {
-            throw Error.invalidAccess("\(error)")
+        let key: AccessKey
+        switch (access.mrzKey, access.can) {
+        case (let fields?, nil):
+            do {
+                key = .mrz(try MRZKey(
+                    documentNumber: fields.documentNumber, dateOfBirth: fields.dateOfBirth, dateOfExpiry: fields.dateOfExpiry))
+            } catch {
+                throw Error.invalidAccess("\(error)")
+            }
+        case (nil, let can?):
+            key = .can(can)
+        default:
+            throw Error.invalidAccess("exactly one of mrzKey and can must be given")
+        }
+        guard let policy = AccessPolicy(rawValue: options.accessPolicy ?? "auto") else {
+            throw Error.invalidAccess("unknown accessPolicy '\(options.accessPolicy ?? "")'")
         }
         return ReadOptions(
-            accessKey: .mrz(key), dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
+            accessKey: key, dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             reader: .init(
                 preferExtendedLength: options.preferExtendedLength, maxFileSize: options.maxFileSize,
-                useShortFileIdentifiers: options.useShortFileIdentifiers))
+                useShortFileIdentifiers: options.useShortFileIdentifiers),
+            access: policy)
     }
 
     /// The recorded exchanges as a script that insists on every command byte for byte.

@@ -70,6 +70,12 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Passive authentication")
     var trustOptions: TrustOptions
 
+    @OptionGroup(title: "Access control")
+    var accessOptions: AccessOptions
+
+    @OptionGroup(title: "Virtual PACE chip (with --simulate)")
+    var paceChip: PACESimulationOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
@@ -83,7 +89,8 @@ struct Read: AsyncParsableCommand {
     func run() async throws {
         let key = try accessKey()
         let specimen = try chip.makeSpecimen()
-        let virtualChip = VirtualChip(configuration: try chip.configuration(files: specimen.files))
+        let virtualChip = VirtualChip(configuration: try paceChip.configuration(
+            base: chip.configuration(files: specimen.files), document: specimen))
         var groups = [1, 2, 14, 15]
         if let dataGroups {
             groups = [1, 2]
@@ -96,8 +103,8 @@ struct Read: AsyncParsableCommand {
             }
         }
         let options = ReadOptions(
-            accessKey: .mrz(key), dataGroups: groups,
-            reader: .init(preferExtendedLength: !noExtendedLength),
+            accessKey: accessOptions.accessKey(mrz: key), dataGroups: groups,
+            reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
             trustStore: try trustOptions.store(trustingTestCSCA: simulate))
         let read: DocumentReader.Read
         if let record {
