@@ -63,7 +63,8 @@ let package = Package(
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting"]),
-        .testTarget(name: "MRTDReadersTests", dependencies: ["MRTDReaders"]),
+        .testTarget(
+            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDCore", "MRTDProtocol", "MRTDTesting"]),
         .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
         .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
     ]
