@@ -15,7 +15,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self])
+        subcommands: [Read.self, Readers.self])
 }
 
 enum MRTDVersion {
@@ -64,20 +64,22 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual chip (with --simulate)")
     var chip: SimulationOptions
 
+    @OptionGroup(title: "Attached reader (with --direct)")
+    var direct: DirectReadOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
-        if !simulate {
+        try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil)
+        if !simulate && !direct.direct {
             throw ValidationError(
-                "reading through the mrtdd daemon is not available in this build yet; use --simulate")
+                "reading through the mrtdd daemon is not available in this build yet; use --simulate or --direct")
         }
     }
 
     func run() async throws {
         let key = try accessKey()
-        let specimen = try chip.makeSpecimen()
-        let virtualChip = VirtualChip(configuration: try chip.configuration(files: specimen.files))
         var groups = [1, 2, 14, 15]
         if let dataGroups {
             groups = [1, 2]
@@ -92,7 +94,14 @@ struct Read: AsyncParsableCommand {
         let options = ReadOptions(
             accessKey: .mrz(key), dataGroups: groups,
             reader: .init(preferExtendedLength: !noExtendedLength))
-        let read = await DocumentReader.read(transport: virtualChip, options: options)
+        let read: DocumentReader.Read
+        if direct.direct {
+            read = try await direct.read(options: options, json: json)
+        } else {
+            let specimen = try chip.makeSpecimen()
+            let virtualChip = VirtualChip(configuration: try chip.configuration(files: specimen.files))
+            read = await DocumentReader.read(transport: virtualChip, options: options)
+        }
 
         if let dump {
             try writeDump(read.files, to: dump)
