@@ -17,6 +17,8 @@ public final class PCSCDaemon: Sendable {
         case notPermitted(String)
         case foreignDaemon(pid: Int32)
         case failedToStart(String)
+        /// Something other than a pcscd process listens on pcscd's socket (systemd's pcscd.socket).
+        case socketHeld
 
         public var description: String {
             switch self {
@@ -24,6 +26,8 @@ public final class PCSCDaemon: Sendable {
             case .notPermitted(let why): return "cannot run pcscd: \(why) (run as root, as CI does)"
             case .foreignDaemon(let pid): return "another pcscd (pid \(pid)) is running; stop it to run the PC/SC tests"
             case .failedToStart(let why): return "pcscd did not start: \(why)"
+            case .socketHeld:
+                return "\(PCSCDaemon.socketPath) is held without a pcscd (systemd's pcscd.socket?); stop it: systemctl stop pcscd.socket"
             }
         }
     }
@@ -74,6 +78,12 @@ public final class PCSCDaemon: Sendable {
             } else {
                 throw Unavailable.foreignDaemon(pid: pid)
             }
+        }
+        if Self.daemonPid() == nil && access(Self.socketPath, F_OK) == 0 {
+            // No pcscd behind the socket file: systemd's pcscd.socket holding it, or a stale file
+            // (pcscd refuses to start over either).
+            if Self.acceptsClients() { throw Unavailable.socketHeld }
+            unlink(Self.socketPath)
         }
         self.executable = executable
         self.vpcdPort = vpcdPort
