@@ -219,6 +219,53 @@ import Testing
         }
     }
 
+    /// The transaction held for the whole session keeps every other PC/SC client out until `close()`.
+    @Test func aSessionHoldsItsTransactionUntilClosed() async throws {
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            let card = VPCDCard(chip: Support.chip(), port: daemon.vpcdPort)
+            try await Self.insert(card, events: events)
+            let first = try await backend.connect(reader: Self.reader)
+            let other = PCSCBackend()
+            let second = Task { try await other.connect(reader: Self.reader) }
+            try await Task.sleep(for: .milliseconds(500))
+            // SCardBeginTransaction of the second client is still blocked: it cannot send a byte.
+            #expect(backend.openConnections == 1 && other.openConnections == 0)
+            let read = await Support.read(first, dataGroups: [1])
+            #expect(read.result.status == .unverified)
+            await first.close()
+            let connection = try await Support.within(.seconds(5), "second client after the first closed") {
+                try await second.value
+            }
+            #expect(other.openConnections == 1)
+            let again = await Support.read(connection, dataGroups: [1])
+            #expect(again.result.status == .unverified, "the first session's reset left the chip readable")
+            await connection.close()
+            #expect(other.openConnections == 0)
+            await other.shutdown()
+            await card.remove()
+            await events.stop()
+        }
+    }
+
+    @Test func extendedLengthNeverKeepsAnExtendedChipOnShortAPDUs() async throws {
+        try await Support.withDaemon { daemon, _ in
+            let backend = PCSCBackend(options: PCSCOptions(extendedLength: .never))
+            let events = await EventRecorder.start(backend.events())
+            let card = VPCDCard(chip: Support.chip(), port: daemon.vpcdPort)
+            try await Self.insert(card, events: events)
+            let connection = try await backend.connect(reader: Self.reader)
+            #expect(connection.capabilities == .shortOnly && connection.reader.capabilities == .shortOnly)
+            let read = await Support.read(connection, dataGroups: [1, 2])
+            await connection.close()
+            #expect(read.result.status == .unverified)
+            #expect(!read.result.transport.extendedLength && read.result.transport.apdus > 8)
+            await backend.shutdown()
+            await card.remove()
+            await events.stop()
+        }
+    }
+
     @Test func connectingWithoutACardOrToAnUnknownReaderGivesSpecificErrors() async throws {
         try await Support.withDaemon { _, backend in
             let readers = try await backend.readers()
