@@ -1,5 +1,5 @@
 internal import CPCSCLite
-public import MRTDCore
+import MRTDCore
 
 /// Where a reader's capabilities came from.
 enum CapabilitySource: Sendable, Equatable {
