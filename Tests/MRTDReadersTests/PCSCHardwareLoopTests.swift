@@ -219,6 +219,41 @@ import Testing
         }
     }
 
+    /// Each insertion and removal is one event; connecting, reading and closing (which resets the
+    /// card) are none. A late subscriber starts from the current state.
+    @Test func insertionAndRemovalGiveExactlyOneEventEach() async throws {
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            let card = VPCDCard(chip: Support.chip(), port: daemon.vpcdPort)
+            try await Self.insert(card, events: events)
+            let late = await EventRecorder.start(backend.events())
+            let connection = try await backend.connect(reader: Self.reader)
+            _ = await Support.read(connection, dataGroups: [1])
+            await connection.close()
+            await card.remove()
+            #expect(await events.next { $0.isCardRemoved } != nil)
+            try await card.insert()
+            #expect(await events.next { $0.isCardInserted } != nil)
+            await card.remove()
+            #expect(await events.next { $0.isCardRemoved } != nil)
+            try await Task.sleep(for: .milliseconds(600))  // room for a spurious event to show up
+            let atr = card.atr
+            let expected: [ReaderEvent] = [
+                .cardInserted(reader: Self.reader, atr: atr), .cardRemoved(reader: Self.reader),
+                .cardInserted(reader: Self.reader, atr: atr), .cardRemoved(reader: Self.reader),
+            ]
+            let all = await events.events
+            #expect(all.filter { $0.isCardInserted || $0.isCardRemoved } == expected)
+            #expect(all.filter { $0.isReaderAdded && $0.readerName == Self.reader }.count == 1)
+            #expect(!all.contains { $0.isReaderRemoved })
+            let lateEvents = await late.events
+            #expect(lateEvents.first.map(\.isReaderAdded) == true)
+            #expect(lateEvents.dropFirst().first == .cardInserted(reader: Self.reader, atr: atr))
+            await events.stop()
+            await late.stop()
+        }
+    }
+
     /// The transaction held for the whole session keeps every other PC/SC client out until `close()`.
     @Test func aSessionHoldsItsTransactionUntilClosed() async throws {
         try await Support.withDaemon { daemon, backend in
