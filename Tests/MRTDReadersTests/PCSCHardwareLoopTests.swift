@@ -291,10 +291,13 @@ import Testing
             try await Self.insert(card, events: events)
             let connection = try await backend.connect(reader: Self.reader)
             #expect(connection.capabilities == .shortOnly && connection.reader.capabilities == .shortOnly)
+            let start = ContinuousClock.now
             let read = await Support.read(connection, dataGroups: [1, 2])
+            let elapsed = ContinuousClock.now - start
             await connection.close()
             #expect(read.result.status == .unverified)
             #expect(!read.result.transport.extendedLength && read.result.transport.apdus > 8)
+            print("FIGURES pcsc+vpcd read with short APDUs only: \(read.result.transport.apdus) APDUs, \(elapsed)")
             await backend.shutdown()
             await card.remove()
             await events.stop()

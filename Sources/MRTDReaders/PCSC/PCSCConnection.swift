@@ -173,7 +173,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
         if status.meansCardGone { return .cardGone }
         if status.meansServiceLost || status == .commError { return .serviceGone(.noService) }
         var states = [PCSCContext.ReaderState(name: reader.name, currentState: UInt(SCARD_STATE_PRESENT))]
-        let result = context.statusChange(&states, timeout: options.removalConfirmation.milliseconds)
+        let result = context.statusChange(&states, timeout: options.removalConfirmation.wholeMilliseconds)
         if result == .success {
             let event = states[0].eventState
             let gone = UInt(SCARD_STATE_EMPTY | SCARD_STATE_UNKNOWN | SCARD_STATE_UNAVAILABLE)

@@ -145,7 +145,7 @@ final class PCSCMonitor: @unchecked Sendable {
     private func pause(_ delay: Duration) {
         retryWait.lock()
         if !isStopping {
-            _ = retryWait.wait(until: Date(timeIntervalSinceNow: Double(delay.milliseconds) / 1000))
+            _ = retryWait.wait(until: Date(timeIntervalSinceNow: Double(delay.wholeMilliseconds) / 1000))
         }
         retryWait.unlock()
     }

@@ -35,7 +35,7 @@ public struct PCSCOptions: Sendable, Equatable {
 
 extension Duration {
     /// Whole milliseconds, for C timeouts.
-    var milliseconds: UInt {
+    var wholeMilliseconds: UInt {
         let (seconds, attoseconds) = components
         return UInt(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
     }
