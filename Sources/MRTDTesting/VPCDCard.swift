@@ -27,9 +27,12 @@ public final class VPCDCard: Sendable {
         var socket: Int32 = -1
         var apdus = 0
         var removeAfter: Int?
+        var holdAt: Int?
+        var holding = false
         var ended: AsyncStream<Void>?
     }
     private let state = Mutex(State())
+    private let hold = DispatchSemaphore(value: 0)
 
     public init(chip: VirtualChip, port: UInt16 = VPCDCard.defaultPort, atr: [UInt8]? = nil) {
         self.chip = chip
@@ -53,10 +56,20 @@ public final class VPCDCard: Sendable {
     /// Whether the socket to vpcd is open.
     public var isInserted: Bool { state.withLock { $0.socket >= 0 } }
 
+    /// Whether the card sits on an APDU held by `insert(holdAt:)`.
+    public var isHolding: Bool { state.withLock { $0.holding } }
+
+    /// Lets a held APDU be answered.
+    public func releaseHold() {
+        let holding = state.withLock { $0.holding }
+        if holding { hold.signal() }
+    }
+
     /// Puts the card on the reader: connects to vpcd (retrying until `timeout` while pcscd starts)
     /// and serves it on a dedicated thread. With `removeAfter: n` the card is pulled when APDU
-    /// number `n` (zero-based) arrives, before it is answered.
-    public func insert(removeAfter: Int? = nil, timeout: Duration = .seconds(10)) async throws {
+    /// number `n` (zero-based) arrives, before it is answered; with `holdAt: n` that APDU waits
+    /// for `releaseHold()` (a chip busy mid-read, to kill pcscd at a known point).
+    public func insert(removeAfter: Int? = nil, holdAt: Int? = nil, timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
         var fd: Int32 = -1
         while true {
@@ -73,6 +86,7 @@ public final class VPCDCard: Sendable {
             $0.socket = fd
             $0.apdus = 0
             $0.removeAfter = removeAfter
+            $0.holdAt = holdAt
             $0.ended = ended
         }
         let thread = Thread { [self] in
@@ -87,6 +101,7 @@ public final class VPCDCard: Sendable {
 
     /// Takes the card off the reader (closes the socket) and waits until the serving thread ended.
     public func remove() async {
+        releaseHold()
         // Under the lock: the serving thread clears `socket` under it before closing the descriptor.
         let ended = state.withLock {
             if $0.socket >= 0 { shutdown($0.socket, Int32(SHUT_RDWR)) }
@@ -139,6 +154,15 @@ public final class VPCDCard: Sendable {
                 return false
             }
             if pull { return }
+            let held: Bool = state.withLock {
+                guard $0.holdAt == $0.apdus - 1 else { return false }
+                $0.holding = true
+                return true
+            }
+            if held {
+                hold.wait()
+                state.withLock { $0.holding = false }
+            }
             let response = call { await $0.process(message) }
             guard Self.send(response, fd) else { return }
         }

@@ -160,17 +160,21 @@ import Testing
             let added = await events.next { $0.isReaderAdded && $0.readerName == Self.reader }
             #expect(added != nil)
             let card = VPCDCard(chip: Support.chip(), port: daemon.vpcdPort)
-            try await Self.insert(card, events: events)
+            try await card.insert(holdAt: 3)
+            #expect(await events.next { $0.isCardInserted } != nil)
 
-            // Kill pcscd while a read is in flight (after a few APDUs).
+            // Kill pcscd while a read is in flight: the chip holds APDU 3 until pcscd is dead.
             let connection = try await backend.connect(reader: Self.reader)
             let inFlight = Task { await Support.read(connection) }
-            while card.apdusServed < 3 { try await Task.sleep(for: .milliseconds(2)) }
+            try await Support.within(.seconds(10), "the read reaching APDU 3") {
+                while !card.isHolding { try await Task.sleep(for: .milliseconds(2)) }
+            }
             await daemon.kill()
+            card.releaseHold()
             let broken = try await Support.within(.seconds(15), "read while pcscd was killed") { await inFlight.value }
             await connection.close()
             #expect(broken.result.status == .failed)
-            #expect(["readerUnavailable", "cardRemoved"].contains(broken.result.error?.code ?? ""),
+            #expect(broken.result.error?.code == "readerUnavailable",
                     "\(String(describing: broken.result.error))")
             #expect(backend.openConnections == 0)
 
