@@ -172,16 +172,29 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
         let (status, _) = card.status()
         if status.meansCardGone { return .cardGone }
         if status.meansServiceLost || status == .commError { return .serviceGone(.noService) }
-        var states = [PCSCContext.ReaderState(name: reader.name, currentState: UInt(SCARD_STATE_PRESENT))]
-        let result = context.statusChange(&states, timeout: options.removalConfirmation.wholeMilliseconds)
-        if result == .success {
-            let event = states[0].eventState
-            let gone = UInt(SCARD_STATE_EMPTY | SCARD_STATE_UNKNOWN | SCARD_STATE_UNAVAILABLE)
-            return event & gone != 0 ? .cardGone : .cardPresent
+        let gone = UInt(SCARD_STATE_EMPTY | SCARD_STATE_UNKNOWN | SCARD_STATE_UNAVAILABLE)
+        // Start from the reader's actual state (sharing bits included), then wait for changes until
+        // the card is reported gone or the confirmation time is over.
+        var states = [PCSCContext.ReaderState(name: reader.name, currentState: UInt(SCARD_STATE_UNAWARE))]
+        let deadline = ContinuousClock.now + options.removalConfirmation
+        var timeout: UInt = 0
+        while true {
+            let result = context.statusChange(&states, timeout: timeout)
+            switch result {
+            case .success:
+                if states[0].eventState & gone != 0 { return .cardGone }
+                states[0].currentState = states[0].eventState & ~UInt(SCARD_STATE_CHANGED)
+            case .timeout:
+                break
+            default:
+                if result.meansReaderGone { return .cardGone }
+                if result.meansServiceLost || result == .commError { return .serviceGone(.noService) }
+                return .cardPresent
+            }
+            let left = deadline - ContinuousClock.now
+            if left <= .zero { return .cardPresent }
+            timeout = max(1, left.wholeMilliseconds)
         }
-        if result.meansReaderGone { return .cardGone }
-        if result.meansServiceLost || result == .commError { return .serviceGone(.noService) }
-        return .cardPresent
     }
 
     /// ISO/IEC 7816-3 §12.1.3: an extended APDU has 00 where a short one has Lc or Le.
