@@ -11,12 +11,14 @@ public struct PCSCOptions: Sendable, Equatable {
         case never
     }
 
+    /// The reader's side of extended length (the chip's comes from its ATR).
     public var extendedLength: ExtendedLength
     /// After an exchange fails without saying why (`SCARD_E_NOT_TRANSACTED`, `SCARD_F_COMM_ERROR`),
     /// how long to wait for pcscd to report the card gone before calling it a reader failure.
     public var removalConfirmation: Duration
     /// First delay before re-establishing a context after pcscd went away; doubles up to `maxRetryDelay`.
     public var retryDelay: Duration
+    /// The longest delay between two attempts to reach pcscd again.
     public var maxRetryDelay: Duration
     /// Reset the card when a session ends, so no secure-messaging state outlives it.
     public var resetOnClose: Bool

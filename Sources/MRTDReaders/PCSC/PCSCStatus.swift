@@ -11,9 +11,11 @@ public struct PCSCStatus: Error, Sendable, Equatable, Hashable, CustomStringConv
     /// The code as pcsc-lite returns it (`0x8010xxxx` for errors).
     public let rawValue: UInt32
 
+    /// A status from its numeric code.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     init(_ value: LONG) { rawValue = UInt32(truncatingIfNeeded: value) }
 
+    // The codes of pcsc-lite's `pcsclite.h` this backend tells apart (names in `name`).
     public static let success = PCSCStatus(rawValue: 0)
     public static let internalError = PCSCStatus(rawValue: 0x8010_0001)
     public static let cancelled = PCSCStatus(rawValue: 0x8010_0002)
