@@ -121,6 +121,15 @@ public actor VirtualChip: APDUTransport {
         }
     }
 
+    /// A reset (ISO/IEC 7816-3 §6.2.2, or the field switched off and on): the chip forgets the
+    /// selected application and file, its challenge and its secure-messaging session.
+    public func reset() {
+        dropSession()
+        application = .none
+        selected = nil
+        rndIC = nil
+    }
+
     private func dropSession() {
         secureMessaging?.wipe()
         secureMessaging = nil

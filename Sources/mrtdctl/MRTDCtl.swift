@@ -15,7 +15,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self, Verify.self, Trust.self, Replay.self])
+        subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self])
 }
 
 enum MRTDVersion {
@@ -76,21 +76,22 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual PACE chip (with --simulate)")
     var paceChip: PACESimulationOptions
 
+    @OptionGroup(title: "Attached reader (with --direct)")
+    var direct: DirectReadOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
-        if !simulate {
+        try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil || accessOptions.can != nil)
+        if !simulate && !direct.direct {
             throw ValidationError(
-                "reading through the mrtdd daemon is not available in this build yet; use --simulate")
+                "reading through the mrtdd daemon is not available in this build yet; use --simulate or --direct")
         }
     }
 
     func run() async throws {
         let key = try accessKey()
-        let specimen = try chip.makeSpecimen()
-        let virtualChip = VirtualChip(configuration: try paceChip.configuration(
-            base: chip.configuration(files: specimen.files), document: specimen))
         var groups = [1, 2, 14, 15]
         if let dataGroups {
             groups = [1, 2]
@@ -107,15 +108,22 @@ struct Read: AsyncParsableCommand {
             reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
             trustStore: try trustOptions.store(trustingTestCSCA: simulate))
         let read: DocumentReader.Read
-        if let record {
-            let recorded = await Transcript.record(
-                transport: virtualChip,
-                reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: virtualChip.capabilities),
-                options: options)
-            read = recorded.read
-            try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
+        if direct.direct {
+            read = try await direct.read(json: json) { connection in
+                try await perform(
+                    options, on: connection,
+                    reader: .init(name: connection.reader.name, backend: connection.reader.backend.rawValue,
+                                  capabilities: connection.capabilities),
+                    atr: connection.atr)
+            }
         } else {
-            read = await DocumentReader.read(transport: virtualChip, options: options)
+            let specimen = try chip.makeSpecimen()
+            let virtualChip = VirtualChip(configuration: try paceChip.configuration(
+                base: chip.configuration(files: specimen.files), document: specimen))
+            read = try await perform(
+                options, on: virtualChip,
+                reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: virtualChip.capabilities),
+                atr: nil)
         }
 
         if let dump {
@@ -137,6 +145,16 @@ struct Read: AsyncParsableCommand {
         case .invalid: throw ExitStatus.invalidDocument
         case .valid, .unverified: break
         }
+    }
+
+    /// One read over `transport`, recorded to the `--record` transcript when asked.
+    private func perform(
+        _ options: ReadOptions, on transport: any APDUTransport, reader: Transcript.Reader, atr: [UInt8]?
+    ) async throws -> DocumentReader.Read {
+        guard let record else { return await DocumentReader.read(transport: transport, options: options) }
+        let recorded = await Transcript.record(transport: transport, reader: reader, atr: atr, options: options)
+        try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
+        return recorded.read
     }
 
     private func accessKey() throws -> MRZKey {

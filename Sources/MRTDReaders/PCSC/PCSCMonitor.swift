@@ -1,0 +1,281 @@
+internal import CPCSCLite
+import Foundation
+
+/// Watches pcscd on its own thread: reader arrival and removal through the `\\?PnP?\Notification`
+/// pseudo-reader, card insertion and removal through `SCardGetStatusChange` (blocking, no polling),
+/// pcscd going away and coming back. Fans the events out to every subscriber.
+final class PCSCMonitor: @unchecked Sendable {
+    static let pnpReader = "\\\\?PnP?\\Notification"
+
+    private let options: PCSCOptions
+    private let describe: @Sendable (PCSCContext, String) -> ReaderDescriptor
+    private let lock = NSLock()
+    private var started = false
+    private var stopping = false
+    private var finished = false
+    private var context: PCSCContext?
+    private var subscribers: [Int: AsyncStream<ReaderEvent>.Continuation] = [:]
+    private var nextSubscriber = 0
+    // The state subscribers are told about.
+    private var readerOrder: [String] = []
+    private var readers: [String: ReaderDescriptor] = [:]
+    private var cards: [String: [UInt8]] = [:]
+    private var available = true
+    private var unavailableReason = ""
+    private let retryWait = NSCondition()
+
+    init(options: PCSCOptions, describe: @escaping @Sendable (PCSCContext, String) -> ReaderDescriptor) {
+        self.options = options
+        self.describe = describe
+    }
+
+    /// A new subscriber's stream, starting with the current state. Starts the monitor thread.
+    func subscribe() -> AsyncStream<ReaderEvent> {
+        let (stream, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .unbounded)
+        let startThread: Bool = lock.withLock {
+            if finished || stopping {
+                continuation.finish()
+                return false
+            }
+            if !available { continuation.yield(.backendUnavailable(.pcsc, reason: unavailableReason)) }
+            for name in readerOrder {
+                guard let descriptor = readers[name] else { continue }
+                continuation.yield(.readerAdded(descriptor))
+                if let atr = cards[name] { continuation.yield(.cardInserted(reader: name, atr: atr)) }
+            }
+            let id = nextSubscriber
+            nextSubscriber += 1
+            subscribers[id] = continuation
+            continuation.onTermination = { [weak self] _ in
+                self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
+            }
+            defer { started = true }
+            return !started
+        }
+        if startThread {
+            let thread = Thread { [self] in run() }
+            thread.name = "pcsc-monitor"
+            thread.start()
+        }
+        return stream
+    }
+
+    /// Whether pcscd answered the last time the monitor asked.
+    var isServiceAvailable: Bool { lock.withLock { available } }
+
+    /// Cancels the blocking wait (`SCardCancel`), ends the thread and every subscriber's stream.
+    func shutdown() async {
+        let wasStarted: Bool = lock.withLock {
+            stopping = true
+            return started
+        }
+        wakeRetry()
+        if wasStarted {
+            // SCardCancel only interrupts a wait already in progress: repeat until the thread is out.
+            for _ in 0..<100 {
+                let (done, current) = lock.withLock { (finished, context) }
+                if done { break }
+                current?.cancel()
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        finishSubscribers()
+    }
+
+    private func finishSubscribers() {
+        let all: [AsyncStream<ReaderEvent>.Continuation] = lock.withLock {
+            finished = true
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for continuation in all { continuation.finish() }
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    // MARK: - The monitor thread
+
+    private enum WatchEnd { case stopped, serviceLost(PCSCStatus) }
+
+    private func run() {
+        var delay = options.retryDelay
+        while !isStopping {
+            let context: PCSCContext
+            do throws(PCSCStatus) {
+                context = try PCSCContext.establish()
+            } catch {
+                serviceLost(error)
+                pause(delay)
+                delay = min(delay * 2, options.maxRetryDelay)
+                continue
+            }
+            let published: Bool = lock.withLock {
+                guard !stopping else { return false }
+                self.context = context
+                return true
+            }
+            guard published else {
+                context.release()
+                break
+            }
+            let end = watch(context)
+            lock.withLock { self.context = nil }
+            context.release()
+            switch end {
+            case .stopped:
+                break
+            case .serviceLost(let status):
+                serviceLost(status)
+                pause(delay)
+                delay = min(delay * 2, options.maxRetryDelay)
+                continue
+            }
+            delay = options.retryDelay
+        }
+        finishSubscribers()
+    }
+
+    private func wakeRetry() {
+        retryWait.lock()
+        retryWait.broadcast()
+        retryWait.unlock()
+    }
+
+    /// Waits out a retry delay; `shutdown()` ends it early.
+    private func pause(_ delay: Duration) {
+        retryWait.lock()
+        if !isStopping {
+            _ = retryWait.wait(until: Date(timeIntervalSinceNow: Double(delay.wholeMilliseconds) / 1000))
+        }
+        retryWait.unlock()
+    }
+
+    private func watch(_ context: PCSCContext) -> WatchEnd {
+        var states: [PCSCContext.ReaderState] = []
+        var counters: [String: UInt] = [:]
+        var needList = true
+        var pnp = true
+        while true {
+            if isStopping { return .stopped }
+            if needList {
+                let names: [String]
+                do throws(PCSCStatus) { names = try context.listReaders() } catch { return .serviceLost(error) }
+                recovered()
+                let gone = states.map(\.name).filter { !names.contains($0) }
+                for name in gone { removeReader(name) }
+                states = names.map { name in
+                    states.first { $0.name == name } ?? .init(name: name, currentState: UInt(SCARD_STATE_UNAWARE))
+                }
+                for name in names where !gone.contains(name) && lock.withLock({ readers[name] == nil }) {
+                    addReader(describe(context, name))
+                }
+                needList = false
+            }
+            var query = states
+            if pnp {
+                // pcsc-lite: the high word of the PnP reader's state is the number of readers.
+                query.insert(.init(name: Self.pnpReader, currentState: UInt(states.count) << 16), at: 0)
+            }
+            let status = context.statusChange(&query, timeout: UInt(mrtd_infinite()))
+            switch status {
+            case .success:
+                if pnp {
+                    let event = query.removeFirst().eventState
+                    if event & UInt(SCARD_STATE_UNKNOWN) != 0 { pnp = false }
+                    if event & UInt(SCARD_STATE_CHANGED) != 0 { needList = true }
+                }
+                for i in states.indices {
+                    let event = query[i].eventState
+                    let first = states[i].currentState == UInt(SCARD_STATE_UNAWARE)
+                    guard first || event & UInt(SCARD_STATE_CHANGED) != 0 else { continue }
+                    states[i].currentState = event & ~UInt(SCARD_STATE_CHANGED)
+                    if event & UInt(SCARD_STATE_UNKNOWN | SCARD_STATE_IGNORE) != 0 {
+                        needList = true
+                        continue
+                    }
+                    let name = states[i].name
+                    let present = event & UInt(SCARD_STATE_PRESENT) != 0
+                    // pcsc-lite counts card events in the high word: a changed count with a card
+                    // present both times means the card was swapped between two waits.
+                    let counter = event >> 16
+                    let swapped = present && counters[name].map { $0 != counter } == true
+                    counters[name] = counter
+                    cardState(name, present: present, atr: query[i].atr, swapped: swapped)
+                }
+            case .cancelled, .timeout:
+                continue
+            default:
+                if status.meansReaderGone {
+                    needList = true
+                    continue
+                }
+                return .serviceLost(status)
+            }
+        }
+    }
+
+    // MARK: - State and events
+
+    private func broadcast(_ events: [ReaderEvent]) {
+        // Called with `lock` held.
+        for continuation in subscribers.values {
+            for event in events { continuation.yield(event) }
+        }
+    }
+
+    private func addReader(_ descriptor: ReaderDescriptor) {
+        lock.withLock {
+            readers[descriptor.name] = descriptor
+            readerOrder.append(descriptor.name)
+            broadcast([.readerAdded(descriptor)])
+        }
+    }
+
+    private func removeReader(_ name: String) {
+        lock.withLock { removeReaderLocked(name) }
+    }
+
+    private func removeReaderLocked(_ name: String) {
+        var events: [ReaderEvent] = []
+        if cards.removeValue(forKey: name) != nil { events.append(.cardRemoved(reader: name)) }
+        if readers.removeValue(forKey: name) != nil { events.append(.readerRemoved(name: name)) }
+        readerOrder.removeAll { $0 == name }
+        broadcast(events)
+    }
+
+    private func cardState(_ name: String, present: Bool, atr: [UInt8], swapped: Bool) {
+        lock.withLock {
+            let had = cards[name] != nil
+            var events: [ReaderEvent] = []
+            if had && (!present || swapped) {
+                cards[name] = nil
+                events.append(.cardRemoved(reader: name))
+            }
+            if present && (!had || swapped) {
+                cards[name] = atr
+                events.append(.cardInserted(reader: name, atr: atr))
+            }
+            readers[name]?.cardPresent = present
+            broadcast(events)
+        }
+    }
+
+    private func serviceLost(_ status: PCSCStatus) {
+        lock.withLock {
+            guard available else { return }
+            for name in readerOrder { removeReaderLocked(name) }
+            available = false
+            unavailableReason = status.description
+            broadcast([.backendUnavailable(.pcsc, reason: status.description)])
+        }
+    }
+
+    private func recovered() {
+        lock.withLock {
+            guard !available else { return }
+            available = true
+            unavailableReason = ""
+            broadcast([.backendRecovered(.pcsc)])
+        }
+    }
+}
