@@ -1,0 +1,78 @@
+import SwiftASN1
+
+/// EF.CardSecurity: CMS SignedData (RFC 5652) whose signed content is SecurityInfos with content
+/// type `id-SecurityObject` (TR-03110-3 §A.1.2.5, Doc 9303-11 §9.2.11).
+///
+/// ```
+/// ContentInfo ::= SEQUENCE {
+///     contentType  OBJECT IDENTIFIER (id-signedData),
+///     content      [0] EXPLICIT SignedData }
+/// SignedData ::= SEQUENCE {
+///     version, digestAlgorithms,
+///     encapContentInfo  SEQUENCE { eContentType OBJECT IDENTIFIER, eContent [0] EXPLICIT OCTET STRING },
+///     ... }
+/// ```
+///
+/// This type only extracts the content; verifying the signature is passive authentication's job.
+public struct CardSecurity: Sendable, Hashable {
+    /// `id-signedData`.
+    public static let signedDataOID = "1.2.840.113549.1.7.2"
+
+    /// The file as read.
+    public var rawBytes: [UInt8]
+    /// The signed content (DER SecurityInfos).
+    public var eContent: [UInt8]
+    /// The parsed content.
+    public var securityInfos: SecurityInfos
+
+    /// Parses EF.CardSecurity (BER accepted; bytes after the ContentInfo are ignored).
+    public init(rawBytes bytes: [UInt8]) throws {
+        let content: [UInt8]
+        do {
+            let header = try TLV.parseHeader(bytes)
+            guard header.totalLength <= bytes.count else {
+                throw SecurityInfosError.notSecurityObject("declares \(header.totalLength) bytes, \(bytes.count) present")
+            }
+            let root = try BER.parse(Array(bytes.prefix(header.totalLength)))
+            content = try BER.sequence(root, identifier: .sequence) { nodes in
+                let type = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+                guard type == Self.signedDataOID else {
+                    throw SecurityInfosError.notSecurityObject("content type \(type) is not signedData")
+                }
+                let wrapped = try requiredNode(&nodes, "SignedData")
+                return try BER.explicitlyTagged(wrapped, tagNumber: 0, tagClass: .contextSpecific) { signedData in
+                    try Self.eContent(of: signedData)
+                }
+            }
+        } catch let error as SecurityInfosError {
+            throw error
+        } catch {
+            throw SecurityInfosError.notSecurityObject("\(error)")
+        }
+        rawBytes = bytes
+        eContent = content
+        securityInfos = try SecurityInfos(derEncoded: content)
+    }
+
+    private static func eContent(of signedData: ASN1Node) throws -> [UInt8] {
+        guard signedData.identifier == .sequence, case .constructed(let nodes) = signedData.content else {
+            throw SecurityInfosError.notSecurityObject("SignedData is not a SEQUENCE")
+        }
+        var iterator = nodes.makeIterator()
+        _ = try Int(berEncoded: &iterator)  // version
+        _ = try requiredNode(&iterator, "digestAlgorithms")
+        let encap = try requiredNode(&iterator, "encapContentInfo")
+        return try BER.sequence(encap, identifier: .sequence) { info in
+            let type = try ASN1ObjectIdentifier(berEncoded: &info).description
+            guard type == SecurityProtocolOID.securityObject else {
+                throw SecurityInfosError.notSecurityObject("eContentType \(type) is not id-SecurityObject")
+            }
+            guard let tagged = info.next() else {
+                throw SecurityInfosError.notSecurityObject("no eContent")
+            }
+            return try BER.explicitlyTagged(tagged, tagNumber: 0, tagClass: .contextSpecific) { node in
+                Array(try ASN1OctetString(berEncoded: node).bytes)
+            }
+        }
+    }
+}
