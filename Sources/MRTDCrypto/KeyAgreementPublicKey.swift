@@ -1,14 +1,6 @@
 internal import CLibCrypto
 import MRTDCore
 
-/// The two key agreement families of Chip Authentication (Doc 9303-11 §6.2, BSI TR-03110-3 §A.1).
-public enum KeyAgreementAlgorithm: String, Sendable, Codable {
-    /// Elliptic-curve Diffie-Hellman (BSI TR-03111 ECKA-DH); the shared secret is the x-coordinate.
-    case ecdh = "ECDH"
-    /// Finite-field Diffie-Hellman (PKCS #3 / ANSI X9.42); the shared secret keeps the length of `p`.
-    case dh = "DH"
-}
-
 /// Why a key agreement public key or its domain parameters are not acceptable.
 public enum KeyAgreementKeyProblem: String, Sendable, Equatable {
     /// The public value is not a valid element of the group (not on the curve, the identity, out of

@@ -31,7 +31,7 @@ public enum ChipAuthenticationFailure: String, Sendable, Equatable {
 /// matching ChipAuthenticationPublicKeyInfo's key (Doc 9303-11 §9.2.5, §9.2.6).
 public struct ChipAuthenticationParameters: Sendable, Equatable {
     /// The CA protocol.
-    public var mechanism: ChipAuthenticationMechanism
+    public var caProtocol: ChipAuthenticationProtocol
     /// ChipAuthenticationInfo.version: 1 (Doc 9303) or 2 (TR-03110 CA v2, nonce and token).
     public var version: Int
     /// The key ID, when the chip's keys have one.
@@ -41,9 +41,9 @@ public struct ChipAuthenticationParameters: Sendable, Equatable {
     /// The chip's static public key (SubjectPublicKeyInfo, DER).
     public var publicKeyInfo: [UInt8]
 
-    public init(mechanism: ChipAuthenticationMechanism, version: Int = 1, keyID: Int? = nil, sendKeyID: Bool = false,
+    public init(caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyID: Int? = nil, sendKeyID: Bool = false,
                 publicKeyInfo: [UInt8]) {
-        self.mechanism = mechanism
+        self.caProtocol = caProtocol
         self.version = version
         self.keyID = keyID
         self.sendKeyID = sendKeyID
@@ -53,7 +53,8 @@ public struct ChipAuthenticationParameters: Sendable, Equatable {
 
 /// What a successful Chip Authentication established (the channel already uses the new keys).
 public struct ChipAuthenticationOutcome: Sendable, Equatable {
-    public var mechanism: ChipAuthenticationMechanism
+    /// The CA protocol that ran.
+    public var caProtocol: ChipAuthenticationProtocol
     /// `ECDH` or `DH`.
     public var keyAgreement: KeyAgreementAlgorithm
     /// The chip key's curve or group (`brainpoolP256r1`, `RFC5114-2048-224`), `nil` when not standard.
@@ -78,7 +79,7 @@ public enum ChipAuthentication {
     public static func perform(
         channel: ChipChannel, parameters: ChipAuthenticationParameters, random: any RandomSource
     ) async throws -> ChipAuthenticationOutcome {
-        let mechanism = parameters.mechanism
+        let mechanism = parameters.caProtocol
         let chipKey = try chipPublicKey(parameters)
 
         // §6.2.1 step 1: the terminal's ephemeral key on the chip key's domain parameters.
@@ -134,8 +135,8 @@ public enum ChipAuthentication {
         }
 
         // §9.7.1: KS_Enc = KDF(K, 1), KS_MAC = KDF(K, 2) for the protocol's cipher.
-        let ksEnc = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: mechanism.cipher)
-        var ksMac = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.macCounter, cipher: mechanism.cipher)
+        let ksEnc = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: mechanism.smCipher)
+        var ksMac = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.macCounter, cipher: mechanism.smCipher)
         if let token {
             let expected = try authenticationToken(ksMac: ksMac, mechanism: mechanism, terminalPublicKey: terminalPublicKey)
             guard constantTimeEqual(expected, token) else {
@@ -146,10 +147,10 @@ public enum ChipAuthentication {
         // §6.2.1 step 5 / §9.8.2: secure messaging restarts with the new keys and SSC = 0; the old
         // keys are wiped by the channel.
         channel.startSecureMessaging(SecureMessaging(
-            cipher: mechanism.cipher, kEnc: ksEnc, kMac: ksMac,
-            ssc: [UInt8](repeating: 0, count: mechanism.cipher.blockSize)))
+            cipher: mechanism.smCipher, kEnc: ksEnc, kMac: ksMac,
+            ssc: [UInt8](repeating: 0, count: mechanism.smCipher.blockSize)))
         return ChipAuthenticationOutcome(
-            mechanism: mechanism, keyAgreement: chipKey.algorithm, domainName: chipKey.domainName,
+            caProtocol: mechanism, keyAgreement: chipKey.algorithm, domainName: chipKey.domainName,
             fieldBits: chipKey.fieldBits, version: version, keyID: parameters.keyID)
     }
 
@@ -163,9 +164,9 @@ public enum ChipAuthentication {
         } catch {
             throw ProtocolError.chipAuthentication(.publicKeyInvalid, detail: "the DG14 key cannot be decoded")
         }
-        guard key.algorithm == parameters.mechanism.keyAgreement else {
+        guard key.algorithm == parameters.caProtocol.keyAgreement else {
             throw ProtocolError.chipAuthentication(
-                .domainParametersInvalid, detail: "\(key.algorithm.rawValue) key for \(parameters.mechanism.name)")
+                .domainParametersInvalid, detail: "\(key.algorithm.rawValue) key for \(parameters.caProtocol.name)")
         }
         switch key.problem() {
         case .publicKeyInvalid?:
@@ -217,7 +218,7 @@ public enum ChipAuthentication {
     /// The CA v2 token (TR-03110-3 §A.2.4 / Doc 9303-11 §4.4.3.4): `MAC(KS_MAC, PK_PCD)` over the
     /// public key data object `7F49 { 06 OID, 86 point | 84 y }`, first 8 bytes of the CMAC.
     public static func authenticationToken(
-        ksMac: [UInt8], mechanism: ChipAuthenticationMechanism, terminalPublicKey: [UInt8]
+        ksMac: [UInt8], mechanism: ChipAuthenticationProtocol, terminalPublicKey: [UInt8]
     ) throws -> [UInt8] {
         guard let oid = ObjectIdentifierContent.encode(mechanism.oid) else {
             throw ProtocolError.chipAuthentication(.unsupportedProtocol, detail: mechanism.oid)
