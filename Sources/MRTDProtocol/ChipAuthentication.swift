@@ -6,6 +6,8 @@ import MRTDCrypto
 public enum ChipAuthenticationFailure: String, Sendable, Equatable {
     /// The protocol OID is not one of `id-CA-*` or not supported.
     case unsupportedProtocol = "chipAuthenticationUnsupported"
+    /// DG14 is not valid SecurityInfos, or lists Chip Authentication without a usable key.
+    case securityInfosMalformed = "chipAuthenticationDG14Malformed"
     /// DG14's ChipAuthenticationInfo names a key ID no ChipAuthenticationPublicKeyInfo has, or
     /// several keys leave the choice open.
     case keyIDMismatch = "chipAuthenticationKeyIDMismatch"
@@ -138,7 +140,7 @@ public enum ChipAuthentication {
         let ksEnc = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: mechanism.smCipher)
         var ksMac = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.macCounter, cipher: mechanism.smCipher)
         if let token {
-            let expected = try authenticationToken(ksMac: ksMac, mechanism: mechanism, terminalPublicKey: terminalPublicKey)
+            let expected = try authenticationToken(ksMac: ksMac, caProtocol: mechanism, terminalPublicKey: terminalPublicKey)
             guard constantTimeEqual(expected, token) else {
                 secureWipe(&ksMac)
                 throw ProtocolError.chipAuthentication(.chipResponseInvalid, detail: "authentication token does not verify")
@@ -218,7 +220,7 @@ public enum ChipAuthentication {
     /// The CA v2 token (TR-03110-3 §A.2.4 / Doc 9303-11 §4.4.3.4): `MAC(KS_MAC, PK_PCD)` over the
     /// public key data object `7F49 { 06 OID, 86 point | 84 y }`, first 8 bytes of the CMAC.
     public static func authenticationToken(
-        ksMac: [UInt8], mechanism: ChipAuthenticationProtocol, terminalPublicKey: [UInt8]
+        ksMac: [UInt8], caProtocol mechanism: ChipAuthenticationProtocol, terminalPublicKey: [UInt8]
     ) throws -> [UInt8] {
         guard let oid = ObjectIdentifierContent.encode(mechanism.oid) else {
             throw ProtocolError.chipAuthentication(.unsupportedProtocol, detail: mechanism.oid)

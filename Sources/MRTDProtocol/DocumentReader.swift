@@ -22,7 +22,7 @@ public enum DocumentReader {
             var result = ReadResult.assemble(
                 files: outcome.files, access: outcome.access, applications: outcome.applications,
                 skipped: outcome.skipped, transport: outcome.transport,
-                durationMs: milliseconds(clock.now - start))
+                durationMs: milliseconds(clock.now - start), checks: outcome.checks)
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
             return Read(result: result, files: outcome.files)
         } catch {

@@ -30,6 +30,8 @@ public struct VirtualChipConfiguration: Sendable {
     public var corruptMACAtExchange: Set<Int>
     /// The chip's random source (RND.IC, K.IC).
     public var random: any RandomSource
+    /// Chip Authentication and Active Authentication keys and faults (`VirtualChip+Authentication`).
+    public var authentication: VirtualChipAuthentication?
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -67,6 +69,8 @@ public actor VirtualChip: APDUTransport {
     private var selected: LDSFile?
     private var rndIC: [UInt8]?
     private var secureMessaging: SecureMessaging?
+    /// Chip/Active Authentication progress (`VirtualChip+Authentication`).
+    var authenticationState = VirtualChipAuthenticationState()
     /// Exchanges handled so far.
     public private(set) var exchangeCount = 0
 
@@ -109,6 +113,10 @@ public actor VirtualChip: APDUTransport {
             if configuration.corruptMACAtExchange.contains(index) {
                 wrapped[wrapped.count - 3] ^= 0x01
             }
+            if let next = secureMessagingAfterResponse(to: plain.ins) {
+                secureMessaging?.wipe()
+                secureMessaging = next
+            }
             return wrapped
         } catch {
             dropSession()
@@ -122,6 +130,7 @@ public actor VirtualChip: APDUTransport {
     }
 
     private func handle(_ command: CommandAPDU) -> ResponseAPDU {
+        if let answer = handleAuthentication(command) { return answer }
         switch command.ins {
         case 0xA4: return select(command)
         case 0x84: return getChallenge(command)
