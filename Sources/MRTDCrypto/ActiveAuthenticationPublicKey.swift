@@ -58,13 +58,15 @@ public struct ActiveAuthenticationPublicKey: Sendable {
         else { throw .openSSLQueue("EVP_PKEY_verify_recover_init") }
         let modulusLength = (bits + 7) / 8
         guard signature.count <= modulusLength else { throw .invalidInput("signature longer than the modulus") }
-        let input = [UInt8](repeating: 0, count: modulusLength - signature.count) + signature
+        let input = signature.count == modulusLength
+            ? signature : [UInt8](repeating: 0, count: modulusLength - signature.count) + signature
         var length = modulusLength
         var output = [UInt8](repeating: 0, count: modulusLength)
         let status = output.withUnsafeMutableBufferPointer { out in
             input.withUnsafeBufferPointer { EVP_PKEY_verify_recover(context.pointer, out.baseAddress, &length, $0.baseAddress, $0.count) }
         }
         guard status == 1 else { throw .openSSLQueue("EVP_PKEY_verify_recover") }
+        if length == modulusLength { return output }
         return [UInt8](repeating: 0, count: modulusLength - length) + output.prefix(length)
     }
 

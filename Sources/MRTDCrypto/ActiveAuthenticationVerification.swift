@@ -145,17 +145,18 @@ public enum ISO9796Part2 {
         // F has |n| - 1 bits: drop the leading zero bytes of the modulus-length block.
         let length = (modulusBits - 1 + 7) / 8
         guard f.count >= length, f.prefix(f.count - length).allSatisfy({ $0 == 0 }) else { return .failure(.header) }
-        let block = Array(f.suffix(length))
+        let block = f.suffix(length)
         guard let first = block.first, first & 0xC0 == 0x40 else { return .failure(.header) }
         guard first & 0x20 != 0 else { return .failure(.fullRecovery) }
         let digest: DigestAlgorithm
         let trailerLength: Int
+        let end = block.endIndex
         switch block.last {
         case 0xBC:
             digest = .sha1
             trailerLength = 1
         case 0xCC:
-            guard block.count >= 2, let named = DigestAlgorithm(iso10118Identifier: block[block.count - 2]) else {
+            guard block.count >= 2, let named = DigestAlgorithm(iso10118Identifier: block[end - 2]) else {
                 return .failure(.trailer)
             }
             digest = named
@@ -163,22 +164,25 @@ public enum ISO9796Part2 {
         default:
             return .failure(.trailer)
         }
-        var start = 1
+        var start = block.startIndex + 1
         switch first & 0x0F {
         case 0x0A: break
         case 0x0B:
-            while start < block.count && block[start] == 0xBB { start += 1 }
-            guard start < block.count, block[start] == 0xBA else { return .failure(.padding) }
+            while start < end && block[start] == 0xBB { start += 1 }
+            guard start < end, block[start] == 0xBA else { return .failure(.padding) }
             start += 1
         default:
             return .failure(.padding)
         }
-        let hashStart = block.count - trailerLength - digest.outputLength
+        let hashStart = end - trailerLength - digest.outputLength
         guard hashStart >= start else { return .failure(.length) }
-        let m1 = block[start..<hashStart]
-        let hash = Array(block[hashStart..<(block.count - trailerLength)])
+        var message = [UInt8]()
+        message.reserveCapacity(hashStart - start + m2.count)
+        message.append(contentsOf: block[start..<hashStart])
+        message.append(contentsOf: m2)
+        let computed = digest.hash(message)
         var diff: UInt8 = 0
-        for (a, b) in zip(digest.hash(Array(m1) + m2), hash) { diff |= a ^ b }
+        for i in 0..<digest.outputLength { diff |= computed[i] ^ block[hashStart + i] }
         return diff == 0 ? .success(digest) : .failure(.hashMismatch)
     }
 

@@ -48,8 +48,7 @@ public struct KeyAgreementKeyPair: Sendable {
         var key: OpaquePointer? = nil
         guard EVP_PKEY_keygen(context.pointer, &key) == 1, let key else { throw .openSSLQueue("EVP_PKEY_keygen") }
         let handle = EVPKeyHandle(taking: key)
-        return KeyAgreementKeyPair(handle: handle, publicKey: try KeyAgreementPublicKey(
-            handle: handle, explicit: domain.hasExplicitParameters))
+        return KeyAgreementKeyPair(handle: handle, publicKey: try KeyAgreementPublicKey(handle: handle, sameDomainAs: domain))
     }
 
     /// A fresh key pair on standardized domain parameters (Doc 9303-11 §9.5.1), for chip keys in tests.
@@ -110,7 +109,7 @@ public struct KeyAgreementKeyPair: Sendable {
         let handle = try makeKey(
             template: domain.handle, typeName: nil, selection: Int32(mrtd_EVP_PKEY_KEYPAIR()),
             parameters: [.integer("priv", privateKey, secret: true), publicValue])
-        self.init(handle: handle, publicKey: try KeyAgreementPublicKey(handle: handle, explicit: domain.hasExplicitParameters))
+        self.init(handle: handle, publicKey: try KeyAgreementPublicKey(handle: handle, sameDomainAs: domain))
     }
 
     init(handle: EVPKeyHandle, publicKey: KeyAgreementPublicKey) {

@@ -105,6 +105,25 @@ public struct KeyAgreementPublicKey: Sendable {
         }
     }
 
+    /// A key on the same domain parameters as `domain` (an ephemeral key made from it): the domain
+    /// facts are copied, only the public value is read, so the curve is not matched again.
+    init(handle: EVPKeyHandle, sameDomainAs domain: KeyAgreementPublicKey) throws(CryptoError) {
+        self.handle = handle
+        algorithm = domain.algorithm
+        domainName = domain.domainName
+        hasExplicitParameters = domain.hasExplicitParameters
+        fieldBits = domain.fieldBits
+        orderBits = domain.orderBits
+        switch domain.algorithm {
+        case .ecdh:
+            let encoded = try handle.octets("pub")
+            encodedPublicKey = encoded.first == 0x04 ? encoded : try ECGroupHandle(of: handle).uncompressed(encoded)
+        case .dh:
+            guard let y = handle.bigNumber("pub") else { throw .invalidInput("DH key without public value") }
+            encodedPublicKey = try y.bytes(paddedTo: (domain.fieldBits + 7) / 8)
+        }
+    }
+
     /// Another public key on the same domain parameters, from its wire encoding (the peer's
     /// ephemeral key). Not validated: call ``problem()``.
     public func publicKey(encoded: [UInt8]) throws(CryptoError) -> KeyAgreementPublicKey {
@@ -115,7 +134,7 @@ public struct KeyAgreementPublicKey: Sendable {
         }
         let key = try makeKey(template: handle, typeName: nil, selection: Int32(mrtd_EVP_PKEY_PUBLIC_KEY()),
                               parameters: [parameter])
-        return try KeyAgreementPublicKey(handle: key, explicit: hasExplicitParameters)
+        return try KeyAgreementPublicKey(handle: key, sameDomainAs: self)
     }
 
     /// Validates the key (Doc 9303-11 §9.6 / BSI TR-03111 §3.2.2): a point on the curve, not the

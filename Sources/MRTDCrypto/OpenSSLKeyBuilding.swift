@@ -93,10 +93,14 @@ final class ECGroupHandle {
         return Int(BN_num_bits(order))
     }
 
-    /// The OpenSSL NID of the named curve with these parameters, or 0.
+    /// The OpenSSL NID of the named curve with these parameters, or 0. Explicit parameters are
+    /// compared with the standardized curves first (cheap), then with every curve OpenSSL knows.
     var matchingCurveNID: Int32 {
         let named = EC_GROUP_get_curve_name(pointer)
         if named != 0 { return named }
+        for (nid, group) in StandardizedCurveGroups.shared.groups where EC_GROUP_cmp(pointer, group, nil) == 0 {
+            return nid
+        }
         let matched = EC_GROUP_check_named_curve(pointer, 0, nil)
         CryptoError.clearOpenSSLQueue()
         return max(matched, 0)
@@ -291,5 +295,22 @@ extension EVPKeyHandle {
         let handle = EVPKeyHandle(taking: parsed)
         guard consumed == der.count else { throw .invalidInput("\(der.count - consumed) bytes after the SubjectPublicKeyInfo") }
         return handle
+    }
+}
+
+/// The curves of the standardized domain parameters (IDs 8-18), built once; `EC_GROUP` objects are
+/// only read after creation, so they may be shared between threads.
+final class StandardizedCurveGroups: @unchecked Sendable {
+    static let shared = StandardizedCurveGroups()
+    let groups: [(Int32, OpaquePointer)]
+
+    private init() {
+        var groups: [(Int32, OpaquePointer)] = []
+        for id in 8...18 {
+            guard case .ec(let name, _)? = StandardizedDomainParameterTable.entry(id) else { continue }
+            let nid = OBJ_sn2nid(name)
+            if nid != 0, let group = EC_GROUP_new_by_curve_name(nid) { groups.append((nid, group)) }
+        }
+        self.groups = groups
     }
 }
