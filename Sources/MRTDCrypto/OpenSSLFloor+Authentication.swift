@@ -3,7 +3,7 @@ internal import CLibCrypto
 /// The bare OpenSSL calls Chip and Active Authentication cannot avoid, without this library's
 /// parsing, checks and conversions: the floor the benchmark compares the real operations against.
 /// Internal; used by the performance test only.
-enum OpenSSLFloor {
+extension OpenSSLFloor {
     /// CA's asymmetric work on the terminal: validate the chip key, make an ephemeral key on its
     /// parameters, derive the shared secret.
     static func chipAuthentication(chipKey: KeyAgreementPublicKey) -> Bool {
