@@ -60,10 +60,45 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var password: String
         /// Secure messaging cipher: `3DES`, `AES-128`, `AES-192`, `AES-256`.
         public var cipher: String
-        public init(protocol: String, password: String, cipher: String) {
+        /// PACE mapping: `GM`, `IM` or `CAM` (absent for BAC).
+        public var mapping: String?
+        /// PACE key agreement: `ECDH` or `DH`.
+        public var keyAgreement: String?
+        /// PACE domain parameters: `brainpoolP256r1`, `NIST-P-256`, `RFC5114-2048-256`, or `explicit`.
+        public var domainParameters: String?
+        /// The PACE parameter ID (standardized 0-18, or the chip's own ID for explicit parameters).
+        public var parameterId: Int?
+        /// Set when the protocol that ran is not the one tried first (PACE failed, BAC was used).
+        public var fallback: Fallback?
+
+        public init(
+            protocol: String, password: String, cipher: String, mapping: String? = nil,
+            keyAgreement: String? = nil, domainParameters: String? = nil, parameterId: Int? = nil,
+            fallback: Fallback? = nil
+        ) {
             self.protocol = `protocol`
             self.password = password
             self.cipher = cipher
+            self.mapping = mapping
+            self.keyAgreement = keyAgreement
+            self.domainParameters = domainParameters
+            self.parameterId = parameterId
+            self.fallback = fallback
+        }
+
+        /// A change of access protocol during the read and why.
+        public struct Fallback: Sendable, Equatable, Codable {
+            /// The protocol that failed (`PACE`).
+            public var from: String
+            /// The protocol used instead (`BAC`).
+            public var to: String
+            /// The failure's error code and description (no personal data).
+            public var reason: String
+            public init(from: String, to: String, reason: String) {
+                self.from = from
+                self.to = to
+                self.reason = reason
+            }
         }
     }
 

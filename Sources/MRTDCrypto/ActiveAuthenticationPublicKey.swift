@@ -74,13 +74,12 @@ public struct ActiveAuthenticationPublicKey: Sendable {
     /// `J^d` and `n - J^d`).
     func rsaModulusMinus(_ value: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let n = handle.bigNumber("n") else { throw .invalidInput("RSA key without modulus") }
-        let v = try BigNumber(bytes: value)
-        guard let difference = BN_new() else { throw .openSSLQueue("BN_new") }
-        let result = BigNumber(taking: difference)
+        let v = try BigNumber(value)
+        let result = try BigNumber()
         guard BN_sub(result.pointer, n.pointer, v.pointer) == 1, BN_is_negative(result.pointer) == 0 else {
             throw .invalidInput("value larger than the modulus")
         }
-        return try result.bytes(paddedTo: n.byteCount)
+        return try result.bytes(length: n.byteCount)
     }
 
     /// Verifies an ECDSA signature (DER `ECDSA-Sig-Value`) over `digest`.

@@ -87,7 +87,7 @@ public struct KeyAgreementKeyPair: Sendable {
     ///
     /// - Throws: `CryptoError.invalidInput` when the private key is out of range.
     public init(privateKey: [UInt8], on domain: KeyAgreementPublicKey) throws(CryptoError) {
-        let scalar = try BigNumber(bytes: privateKey, secret: true)
+        let scalar = try BigNumber(privateKey)
         let publicValue: KeyParameter
         switch domain.algorithm {
         case .ecdh:
@@ -96,19 +96,19 @@ public struct KeyAgreementKeyPair: Sendable {
             publicValue = .octets("pub", try group.multiplyGenerator(by: scalar))
         case .dh:
             guard let p = domain.handle.bigNumber("p"), let g = domain.handle.bigNumber("g"),
-                  let y = BN_new().map({ BigNumber(taking: $0) }), let context = BN_CTX_new()
+                  let y = try? BigNumber(), let context = BN_CTX_new()
             else { throw .openSSLQueue("DH parameters") }
             defer { BN_CTX_free(context) }
             guard BN_is_zero(scalar.pointer) == 0, !BN_is_one(scalar.pointer).asBool,
-                  scalar.compare(p) < 0 else { throw .invalidInput("DH private key out of range") }
+                  BigNumber.compare(scalar, p) < 0 else { throw .invalidInput("DH private key out of range") }
             guard BN_mod_exp_mont_consttime(y.pointer, g.pointer, scalar.pointer, p.pointer, context, nil) == 1 else {
                 throw .openSSLQueue("BN_mod_exp_mont_consttime")
             }
-            publicValue = .integer("pub", try y.bytes(paddedTo: p.byteCount), secret: false)
+            publicValue = .integer("pub", try y.bytes(length: p.byteCount))
         }
         let handle = try makeKey(
             template: domain.handle, typeName: nil, selection: Int32(mrtd_EVP_PKEY_KEYPAIR()),
-            parameters: [.integer("priv", privateKey, secret: true), publicValue])
+            parameters: [.integer("priv", privateKey), publicValue])
         self.init(handle: handle, publicKey: try KeyAgreementPublicKey(handle: handle, sameDomainAs: domain))
     }
 

@@ -70,7 +70,7 @@ public struct KeyAgreementPublicKey: Sendable {
                                  parameters: [.text("group", name), .octets("pub", encodedPublicKey)])
         case .dh(let name, _):
             handle = try makeKey(template: nil, typeName: "DHX", selection: Int32(mrtd_EVP_PKEY_PUBLIC_KEY()),
-                                 parameters: [.text("group", name), .integer("pub", encodedPublicKey, secret: false)])
+                                 parameters: [.text("group", name), .integer("pub", encodedPublicKey)])
         }
         try self.init(handle: handle, explicit: false)
     }
@@ -99,7 +99,7 @@ public struct KeyAgreementPublicKey: Sendable {
             fieldBits = p.bitCount
             orderBits = handle.bigNumber("q")?.bitCount ?? 0
             domainName = handle.text("group").map { StandardizedDomainParameterTable.displayName(openSSLName: $0) }
-            encodedPublicKey = try y.bytes(paddedTo: p.byteCount)
+            encodedPublicKey = try y.bytes(length: p.byteCount)
         case let other:
             throw .unsupported("key agreement with key type NID \(other)")
         }
@@ -120,7 +120,7 @@ public struct KeyAgreementPublicKey: Sendable {
             encodedPublicKey = encoded.first == 0x04 ? encoded : try ECGroupHandle(of: handle).uncompressed(encoded)
         case .dh:
             guard let y = handle.bigNumber("pub") else { throw .invalidInput("DH key without public value") }
-            encodedPublicKey = try y.bytes(paddedTo: (domain.fieldBits + 7) / 8)
+            encodedPublicKey = try y.bytes(length: (domain.fieldBits + 7) / 8)
         }
     }
 
@@ -128,7 +128,7 @@ public struct KeyAgreementPublicKey: Sendable {
     /// ephemeral key). Not validated: call ``problem()``.
     public func publicKey(encoded: [UInt8]) throws(CryptoError) -> KeyAgreementPublicKey {
         let parameter: KeyParameter = algorithm == .ecdh
-            ? .octets("pub", encoded) : .integer("pub", encoded, secret: false)
+            ? .octets("pub", encoded) : .integer("pub", encoded)
         guard algorithm == .ecdh || encoded.count <= sharedSecretLength else {
             throw .invalidInput("DH public value longer than p")
         }

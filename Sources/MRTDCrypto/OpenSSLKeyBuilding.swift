@@ -1,46 +1,11 @@
 internal import CLibCrypto
 import Foundation
 
-/// Owns a `BIGNUM` and frees it in `deinit` (cleared first when it held a secret).
-final class BigNumber {
-    let pointer: OpaquePointer
-    private let secret: Bool
-
-    init(taking pointer: OpaquePointer, secret: Bool = false) {
-        self.pointer = pointer
-        self.secret = secret
-    }
-
-    /// A big-endian unsigned integer.
-    convenience init(bytes: [UInt8], secret: Bool = false) throws(CryptoError) {
-        let created: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
-            let bn = secret ? BN_secure_new() : BN_new()
-            guard let bn else { return nil }
-            BN_set_flags(bn, secret ? BN_FLG_CONSTTIME : 0)
-            return BN_bin2bn(buffer.baseAddress, Int32(buffer.count), bn)
-        }
-        guard let created else { throw .openSSLQueue("BN_bin2bn") }
-        self.init(taking: created, secret: secret)
-    }
-
-    /// The number of significant bits.
-    var bitCount: Int { Int(BN_num_bits(pointer)) }
-    /// The number of significant bytes.
-    var byteCount: Int { (bitCount + 7) / 8 }
-
-    /// Big-endian, left-padded with zeros to `length` bytes (`length` must be at least `byteCount`).
-    func bytes(paddedTo length: Int) throws(CryptoError) -> [UInt8] {
-        guard length >= byteCount else { throw .invalidInput("integer of \(byteCount) bytes does not fit \(length)") }
-        var out = [UInt8](repeating: 0, count: length)
-        let written = out.withUnsafeMutableBufferPointer { BN_bn2binpad(pointer, $0.baseAddress, Int32(length)) }
-        guard written == Int32(length) else { throw .openSSLQueue("BN_bn2binpad") }
-        return out
-    }
-
-    func compare(_ other: BigNumber) -> Int { Int(BN_cmp(pointer, other.pointer)) }
-
-    deinit {
-        if secret { BN_clear_free(pointer) } else { BN_free(pointer) }
+extension BigNumber {
+    /// Takes over a `BIGNUM` that OpenSSL allocated for the caller (`EVP_PKEY_get_bn_param`).
+    convenience init(taking other: OpaquePointer) throws(CryptoError) {
+        defer { BN_clear_free(other) }
+        try self.init(copying: other)
     }
 }
 
@@ -155,7 +120,7 @@ extension Int32 {
 /// One parameter for `EVP_PKEY_fromdata`.
 enum KeyParameter {
     /// An unsigned big-endian integer (`p`, `pub` for DH, `priv`).
-    case integer(String, [UInt8], secret: Bool)
+    case integer(String, [UInt8])
     /// An octet string (`pub` for EC).
     case octets(String, [UInt8])
     /// A UTF-8 string (`group`).
@@ -186,8 +151,8 @@ func makeKey(
     }
     for parameter in parameters {
         switch parameter {
-        case .integer(let name, let bytes, let secret):
-            let number = try BigNumber(bytes: bytes, secret: secret)
+        case .integer(let name, let bytes):
+            let number = try BigNumber(bytes)
             numbers.append(number)
             let key = try cString(name)
             guard OSSL_PARAM_BLD_push_BN(builder, key, number.pointer) == 1 else {
@@ -249,7 +214,7 @@ extension EVPKeyHandle {
             CryptoError.clearOpenSSLQueue()
             return nil
         }
-        return BigNumber(taking: number)
+        return try? BigNumber(taking: number)
     }
 
     /// An octet-string parameter (`pub` of an EC key).

@@ -5,10 +5,21 @@ import MRTDCrypto
 public enum AccessKey: Sendable, Equatable, CustomStringConvertible {
     /// Document number, date of birth and date of expiry from the MRZ (BAC; PACE with an MRZ password).
     case mrz(MRZKey)
+    /// The card access number printed on the document (PACE only; ID cards, newer passports).
+    case can(String)
 
     public var passwordType: String {
         switch self {
         case .mrz: return "MRZ"
+        case .can: return "CAN"
+        }
+    }
+
+    /// The PACE password for this key.
+    public var pacePassword: PACEPassword {
+        switch self {
+        case .mrz(let key): return .mrz(key)
+        case .can(let can): return .can(can)
         }
     }
 
@@ -16,9 +27,22 @@ public enum AccessKey: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "AccessKey.\(passwordType)(<redacted>)" }
 }
 
+/// Which access protocol opens the chip.
+public enum AccessPolicy: String, Sendable, Equatable, CaseIterable {
+    /// PACE when EF.CardAccess offers it, else BAC; when PACE fails for a protocol reason (not a
+    /// wrong password), BAC is tried and the fallback reported (`access.fallback`).
+    case auto
+    /// PACE only; never BAC.
+    case pace
+    /// BAC only (EF.CardAccess is not read).
+    case bac
+}
+
 /// What to read and how.
 public struct ReadOptions: Sendable, Equatable {
     public var accessKey: AccessKey
+    /// How to choose between PACE and BAC.
+    public var access: AccessPolicy
     /// Data groups to read besides EF.COM and EF.SOD, when EF.COM lists them. DG1 and DG2 are always
     /// read; the default adds DG14 and DG15 (chip and active authentication keys).
     public var dataGroups: [Int]
@@ -28,9 +52,10 @@ public struct ReadOptions: Sendable, Equatable {
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,
-        reader: FileReader.Configuration = .init()
+        reader: FileReader.Configuration = .init(), access: AccessPolicy = .auto
     ) {
         self.accessKey = accessKey
+        self.access = access
         self.dataGroups = dataGroups
         self.probeLDS2 = probeLDS2
         self.reader = reader
@@ -46,8 +71,11 @@ public struct ChipReadOutcome: Sendable, Equatable {
     /// Problems that did not stop the read (an unparsable EF.COM, for one).
     public var warnings: [String]
     public var transport: TransportReport
-    /// Chip and Active Authentication verdicts (passive authentication is decided afterwards).
+    /// Chip and Active Authentication verdicts (passive authentication is decided afterwards); the
+    /// chip authentication check is PACE-CAM's when CAM ran, else DG14 Chip Authentication's.
     public var checks = ReadResult.Checks()
+    /// The PACE-CAM chip authentication outcome (nil when CAM did not run).
+    public var chipAuthentication: ReadResult.Check? = nil
 }
 
 /// Doc 9303 application identifiers.
@@ -63,8 +91,8 @@ public enum ApplicationID {
 /// Produces raw bytes and a transport report; parsing and verification happen afterwards, on values.
 public final class ChipSession {
     public let options: ReadOptions
-    private let channel: ChipChannel
-    private let random: any RandomSource
+    let channel: ChipChannel
+    let random: any RandomSource
 
     public init(transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom()) {
         self.options = options
@@ -78,25 +106,15 @@ public final class ChipSession {
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
 
-        var lds2 = false
-        if options.probeLDS2 {
-            lds2 = try await channel.selectApplication(ApplicationID.lds2) == .success
-        }
-        let selected = try await channel.selectApplication(ApplicationID.lds1)
-        guard selected == .success else { throw ProtocolError.notAnEMRTD(selected) }
-
-        let access: ReadResult.AccessInfo
-        switch options.accessKey {
-        case .mrz(let key):
-            try await BAC.perform(channel: channel, key: key, random: random)
-            access = .init(protocol: "BAC", password: "MRZ", cipher: SMCipher.tripleDES.rawValue)
-        }
+        let opened = try await openChip()
+        var files = opened.files
+        let access = opened.access
+        let lds2 = opened.lds2
 
         let reader = FileReader(channel: channel, configuration: options.reader)
-        var files: [LDSFile: [UInt8]] = [:]
         var skipped: [ReadResult.SkippedFile] = []
 
-        var warnings: [String] = []
+        var warnings: [String] = opened.warnings
         let com = try await reader.read(.com)
         files[.com] = com
         // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
@@ -117,7 +135,8 @@ public final class ChipSession {
                 files[file] = try await authentication.confirming { try await reader.read(file) }
                 // Chip Authentication right after DG14; every later command uses its keys.
                 if file == .dg(14), let dg14 = files[file] {
-                    try await authentication.chipAuthentication(dg14: dg14)
+                    try await authentication.chipAuthentication(
+                        dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
                 }
             } catch ProtocolError.fileAccessDenied(_, let sw) {
                 // EAC-protected groups (DG3, DG4) answer 6982 without terminal authentication.
@@ -132,8 +151,14 @@ public final class ChipSession {
         }
         try await authentication.confirmChipAuthenticationKeys()
         warnings += authentication.warnings
+        var checks = authentication.checks
+        if let cam = opened.chipAuthentication {
+            // PACE-CAM authenticated the chip with the key in EF.CardSecurity; DG14 CA did not run.
+            checks.chipAuthentication = cam
+        }
         return ChipReadOutcome(
             files: files, applications: .init(lds1: true, lds2: lds2), access: access,
-            skipped: skipped, warnings: warnings, transport: channel.report, checks: authentication.checks)
+            skipped: skipped, warnings: warnings, transport: channel.report, checks: checks,
+            chipAuthentication: opened.chipAuthentication)
     }
 }

@@ -47,6 +47,29 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The read was cancelled.
     case cancelled
 
+    // PACE (Doc 9303-11 §4.4; RELIABILITY PACE-01..08).
+
+    /// The chip refused the PACE password: wrong MRZ data, CAN or PIN (GA step 4 answered 63xx /
+    /// 6982). Code `accessDenied`, like BAC's wrong key; `password` names the type, never the value.
+    case wrongPassword(protocol: String, password: String, StatusWord?)
+    /// EF.CardAccess offers no PACE protocol and domain parameters this reader supports, or its
+    /// SecurityInfos are malformed (PACE-01).
+    case paceNotSupported(String)
+    /// MSE:Set AT answered an error status word (PACE-02; 6A87 from chips that need tag 84).
+    case paceSetupRefused(StatusWord)
+    /// A GENERAL AUTHENTICATE step answered an error status word other than a password refusal.
+    case paceStepFailed(step: String, StatusWord)
+    /// A GENERAL AUTHENTICATE answer without its dynamic authentication data or with wrong tags
+    /// (PACE-03).
+    case paceMalformedResponse(step: String, String)
+    /// The chip's mapping or ephemeral public key is invalid: not on the curve, the identity, out of
+    /// range (PACE-04).
+    case paceInvalidPublicKey(step: String, String)
+    /// The chip sent back the terminal's own public key (PACE-05).
+    case pacePublicKeyReflected(step: String)
+    /// The chip's authentication token T_IC does not verify (PACE-06). No session keys are kept.
+    case paceTokenInvalid
+
     /// A stable, scriptable code.
     public var code: String {
         switch self {
@@ -78,6 +101,22 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .crypto: return "cryptoFailure"
         case .apdu: return "apduEncoding"
         case .cancelled: return "cancelled"
+        case .wrongPassword: return "accessDenied"
+        case .paceNotSupported: return "paceNotSupported"
+        case .paceSetupRefused: return "paceSetupRefused"
+        case .paceStepFailed: return "paceStepFailed"
+        case .paceMalformedResponse: return "paceMalformedResponse"
+        case .paceInvalidPublicKey: return "paceInvalidPublicKey"
+        case .pacePublicKeyReflected: return "pacePublicKeyReflected"
+        case .paceTokenInvalid: return "paceTokenInvalid"
+        }
+    }
+
+    /// Whether the failure is the password's fault (so neither retried nor replaced by BAC).
+    public var isWrongPassword: Bool {
+        switch self {
+        case .wrongPassword, .accessDenied: return true
+        default: return false
         }
     }
 
@@ -109,6 +148,19 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .crypto(let e): return "cryptographic failure: \(e)"
         case .apdu(let e): return "APDU encoding failed: \(e)"
         case .cancelled: return "read cancelled"
+        case .wrongPassword(let proto, let password, let sw):
+            let how = sw.map { " (\($0))" } ?? ""
+            if sw == .referencedDataNotFound {
+                return "\(proto) failed: access denied\(how): this document does not take the \(password) as password (a CAN-only card?)"
+            }
+            return "\(proto) failed: access denied\(how): the \(password) does not match this document"
+        case .paceNotSupported(let why): return "PACE not possible: \(why)"
+        case .paceSetupRefused(let sw): return "PACE: MSE:Set AT refused (\(sw))"
+        case .paceStepFailed(let step, let sw): return "PACE: \(step) failed (\(sw))"
+        case .paceMalformedResponse(let step, let why): return "PACE: malformed answer to \(step): \(why)"
+        case .paceInvalidPublicKey(let step, let why): return "PACE: invalid chip public key in \(step): \(why)"
+        case .pacePublicKeyReflected(let step): return "PACE: the chip returned the terminal's own public key in \(step)"
+        case .paceTokenInvalid: return "PACE: the chip's authentication token does not verify"
         }
     }
 }

@@ -28,8 +28,10 @@ public struct VirtualChipConfiguration: Sendable {
     public var shortFileIdentifiers: Bool
     /// Zero-based exchange indices whose protected response gets a corrupted MAC.
     public var corruptMACAtExchange: Set<Int>
-    /// The chip's random source (RND.IC, K.IC).
+    /// The chip's random source (RND.IC, K.IC, PACE nonces and keys).
     public var random: any RandomSource
+    /// PACE on the chip (`VirtualChip+PACE.swift`); nil for a BAC-only chip.
+    public var pace: VirtualPACE?
     /// Chip Authentication and Active Authentication keys and faults (`VirtualChip+Authentication`).
     public var authentication: VirtualChipAuthentication?
 
@@ -39,7 +41,7 @@ public struct VirtualChipConfiguration: Sendable {
         endOfFileStatus: StatusWord = .endOfFileReached, lds2: Bool = false, bacRefusal: StatusWord? = nil,
         selectStatus: [LDSFile: StatusWord] = [:], shortFileIdentifiers: Bool = true,
         corruptMACAtExchange: Set<Int> = [],
-        random: any RandomSource = SystemRandom()
+        random: any RandomSource = SystemRandom(), pace: VirtualPACE? = nil
     ) {
         self.files = files
         self.accessKey = accessKey
@@ -53,6 +55,7 @@ public struct VirtualChipConfiguration: Sendable {
         self.shortFileIdentifiers = shortFileIdentifiers
         self.corruptMACAtExchange = corruptMACAtExchange
         self.random = random
+        self.pace = pace
     }
 }
 
@@ -64,11 +67,13 @@ public actor VirtualChip: APDUTransport {
     public nonisolated let capabilities: TransportCapabilities
     public let configuration: VirtualChipConfiguration
 
-    private enum Application { case none, lds1, lds2 }
-    private var application = Application.none
-    private var selected: LDSFile?
+    enum Application { case none, lds1, lds2 }
+    var application = Application.none
+    var selected: LDSFile?
     private var rndIC: [UInt8]?
-    private var secureMessaging: SecureMessaging?
+    var secureMessaging: SecureMessaging?
+    /// PACE in progress (`VirtualChip+PACE.swift`).
+    var paceState = VirtualPACEState()
     /// Chip/Active Authentication progress (`VirtualChip+Authentication`).
     var authenticationState = VirtualChipAuthenticationState()
     /// Exchanges handled so far.
@@ -135,6 +140,8 @@ public actor VirtualChip: APDUTransport {
         case 0xA4: return select(command)
         case 0x84: return getChallenge(command)
         case 0x82: return externalAuthenticate(command)
+        case 0x22 where command.p1 == 0xC1 && command.p2 == 0xA4: return paceSetAT(command)
+        case 0x86 where paceState.inProgress: return paceGeneralAuthenticate(command)
         case 0xB0, 0xB1: return readBinary(command)
         default: return ResponseAPDU(statusWord: .instructionNotSupported)
         }
@@ -143,6 +150,7 @@ public actor VirtualChip: APDUTransport {
     private func select(_ command: CommandAPDU) -> ResponseAPDU {
         switch command.p1 {
         case 0x04:
+            paceState.reset()
             if command.data == ApplicationID.lds1 {
                 application = .lds1
                 selected = nil
@@ -233,11 +241,17 @@ public actor VirtualChip: APDUTransport {
             guard configuration.shortFileIdentifiers, command.p1 & 0x60 == 0 else {
                 return ResponseAPDU(statusWord: .incorrectP1P2)
             }
-            guard application == .lds1 else { return ResponseAPDU(statusWord: .fileNotFound) }
-            guard secureMessaging != nil else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
-            let sfi = command.p1 & 0x1F
-            let selection = selectEF { $0.shortFileID == sfi }
-            guard selection.statusWord == .success else { return selection }
+            if application == .none {
+                // The master file: EF.CardAccess (plain) and EF.CardSecurity (after PACE).
+                let selection = selectMasterFileEF(shortFileID: command.p1 & 0x1F)
+                guard selection.statusWord == .success else { return selection }
+            } else {
+                guard application == .lds1 else { return ResponseAPDU(statusWord: .fileNotFound) }
+                guard secureMessaging != nil else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+                let sfi = command.p1 & 0x1F
+                let selection = selectEF { $0.shortFileID == sfi }
+                guard selection.statusWord == .success else { return selection }
+            }
         }
         guard let file = selected, let content = configuration.files[file] else {
             return ResponseAPDU(statusWord: .conditionsNotSatisfied)

@@ -64,6 +64,12 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual chip (with --simulate)")
     var chip: SimulationOptions
 
+    @OptionGroup(title: "Access control")
+    var accessOptions: AccessOptions
+
+    @OptionGroup(title: "Virtual PACE chip (with --simulate)")
+    var paceChip: PACESimulationOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
@@ -77,7 +83,8 @@ struct Read: AsyncParsableCommand {
     func run() async throws {
         let key = try accessKey()
         let specimen = try chip.makeSpecimen()
-        let virtualChip = VirtualChip(configuration: try chip.configuration(files: specimen.files))
+        let virtualChip = VirtualChip(configuration: try paceChip.configuration(
+            base: chip.configuration(files: specimen.files), document: specimen))
         var groups = [1, 2, 14, 15]
         if let dataGroups {
             groups = [1, 2]
@@ -90,8 +97,8 @@ struct Read: AsyncParsableCommand {
             }
         }
         let options = ReadOptions(
-            accessKey: .mrz(key), dataGroups: groups,
-            reader: .init(preferExtendedLength: !noExtendedLength))
+            accessKey: accessOptions.accessKey(mrz: key), dataGroups: groups,
+            reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access)
         let read = await DocumentReader.read(transport: virtualChip, options: options)
 
         if let dump {

@@ -26,7 +26,15 @@ enum ResultPrinter {
             }
         }
         if let a = r.access {
-            lines.append(("Access", "\(a.protocol) with \(a.password), \(a.cipher) secure messaging"))
+            var how = "\(a.protocol) with \(a.password), \(a.cipher) secure messaging"
+            if let mapping = a.mapping, let agreement = a.keyAgreement {
+                how += ", \(agreement) \(mapping) on \(a.domainParameters ?? "?")"
+                if let id = a.parameterId { how += " (parameter ID \(id))" }
+            }
+            lines.append(("Access", how))
+            if let f = a.fallback {
+                lines.append(("Fallback", "\(f.from) -> \(f.to): \(f.reason)"))
+            }
         }
         if let apps = r.applications {
             lines.append(("Applications", "LDS1 \(apps.lds1 ? "yes" : "no"), LDS2 \(apps.lds2 ? "yes" : "no")"))

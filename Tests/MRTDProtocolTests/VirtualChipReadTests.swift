@@ -70,7 +70,7 @@ import Testing
 
     @Test func chipsWithoutShortFileIdentifiersAreReadWithSelect() async throws {
         let chip = Self.chip(Self.setups[0]) { $0.shortFileIdentifiers = false }
-        let outcome = try await ChipSession(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key))).run()
+        let outcome = try await ChipSession(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac)).run()
         #expect(outcome.files[.dg(2)] == Self.specimen.files[.dg(2)])
         #expect(outcome.files.count == 4)
         // One refused SFI read, then SELECT + READ BINARY per file.
@@ -81,7 +81,7 @@ import Testing
     @Test func aReaderToldNotToUseShortFileIdentifiersSelectsEveryFile() async throws {
         let outcome = try await ChipSession(
             transport: Self.chip(Self.setups[0]),
-            options: ReadOptions(accessKey: .mrz(Self.key), reader: .init(useShortFileIdentifiers: false))).run()
+            options: ReadOptions(accessKey: .mrz(Self.key), reader: .init(useShortFileIdentifiers: false), access: .bac)).run()
         #expect(outcome.transport.apdus == 4 + 4 * 2)
         #expect(outcome.transport.adjustments.isEmpty)
     }
@@ -105,7 +105,7 @@ import Testing
 
     @Test func aChipRefusingLe0000GetsAHeaderReadThenOneExactExtendedRead() async throws {
         let outcome = try await ChipSession(
-            transport: Self.chip(Self.setups[1]), options: ReadOptions(accessKey: .mrz(Self.key))).run()
+            transport: Self.chip(Self.setups[1]), options: ReadOptions(accessKey: .mrz(Self.key), access: .bac)).run()
         // 4 (AIDs, BAC) + 1 refused + EF.COM 1 + EF.SOD 2 + DG1 1 + DG2 2.
         #expect(outcome.transport.apdus == 11)
         #expect(outcome.transport.extendedLength)
@@ -131,7 +131,7 @@ import Testing
     @Test func aWrongMRZKeyIsReportedAsAccessDeniedAndNothingIsRead() async throws {
         let wrong = try MRZKey(documentNumber: "L898902C3", dateOfBirth: "740813", dateOfExpiry: "120415")
         let chip = Self.chip(Self.setups[0])
-        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(wrong)))
+        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(wrong), access: .bac))
         #expect(read.result.status == .failed)
         #expect(read.result.error?.code == "accessDenied")
         #expect(read.result.error?.message.contains("access denied") == true)
@@ -150,7 +150,7 @@ import Testing
     @Test func aCorruptedResponseMACEndsTheReadWithASpecificError() async throws {
         // Exchange 5 is the second protected response (READ BINARY of EF.SOD).
         let chip = Self.chip(Self.setups[0]) { $0.corruptMACAtExchange = [5] }
-        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key)))
+        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac))
         #expect(read.result.error?.code == "secureMessagingMACInvalid")
         #expect(read.files.isEmpty, "a failed read hands out no files")
         #expect(read.result.transport.apdus == 6, "no command after the bad MAC")
@@ -172,7 +172,7 @@ import Testing
             .init(command: [UInt8](hex: "00A4040C07A0000002471001")!, response: [0x6A, 0x82]),
         ])
         await #expect(throws: ProtocolError.notAnEMRTD(.fileNotFound)) {
-            _ = try await ChipSession(transport: transport, options: ReadOptions(accessKey: .mrz(Self.key))).run()
+            _ = try await ChipSession(transport: transport, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac)).run()
         }
     }
 

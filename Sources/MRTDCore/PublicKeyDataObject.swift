@@ -1,0 +1,26 @@
+import SwiftASN1
+
+/// Public key data objects (Doc 9303-11 §9.4, BSI TR-03110-3 §D.3), the input of the PACE and
+/// Chip Authentication tokens: tag `7F49` around the protocol OID (`06`) and the key, `86` for an
+/// elliptic curve point, `84` for a DH public value. Domain parameters are left out (§4.4.3.4).
+public enum PublicKeyDataObject {
+    /// `7F49 { 06 oid, 86 point | 84 y }`.
+    ///
+    /// - Parameter publicKey: the key exactly as exchanged (encoded point, or DH value).
+    public static func encode(protocolOID: String, keyAgreement: KeyAgreementAlgorithm, publicKey: [UInt8]) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
+        let oid = serializer.serializedBytes
+        let key = TLV.encode(tag: keyAgreement == .ecdh ? 0x86 : 0x84, value: publicKey)
+        return TLV.encode(tag: 0x7F49, value: oid + key)
+    }
+
+    /// The DER content bytes of a dotted OID (for tag `80` in MSE:Set AT).
+    public static func oidContent(_ dotted: String) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(ASN1ObjectIdentifier(dotRepresentation: dotted))
+        let encoded = serializer.serializedBytes
+        let header = try TLV.parseHeader(encoded)
+        return Array(encoded.dropFirst(header.headerLength))
+    }
+}

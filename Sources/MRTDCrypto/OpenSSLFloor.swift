@@ -1,0 +1,71 @@
+internal import CLibCrypto
+import Foundation
+
+/// The raw OpenSSL operations a key agreement needs, timed without any of this library's wrapping
+/// (no byte encoding, validation or allocation beyond OpenSSL's own): the floor that protocol
+/// benchmarks compare against. For measurement only.
+public enum OpenSSLFloor {
+    /// Mean process CPU time per operation, in microseconds.
+    public struct Costs: Sendable {
+        /// Key generation: a random scalar below n and `k·G` (fixed-base multiplication).
+        public var keyGeneration: Double
+        /// `k·P` for an arbitrary point P (variable-base multiplication).
+        public var scalarMultiplication: Double
+        /// `a·G + b·P` (the Generic Mapping's double multiplication).
+        public var doubleMultiplication: Double
+        /// `x^e mod p` with a full-size exponent, p the curve's prime (the Integrated Mapping's
+        /// square-root step).
+        public var modularExponentiation: Double
+    }
+
+    /// Times `iterations` of each operation on a standardized curve (IDs 8-18).
+    public static func measure(curve: ECGroup.StandardCurve, iterations: Int) throws -> Costs {
+        guard let group = EC_GROUP_new_by_curve_name(curve.nid) else { throw CryptoError.openSSLQueue("EC_GROUP_new_by_curve_name") }
+        defer { EC_GROUP_free(group) }
+        guard let ctx = BN_CTX_new(), let k = BN_new(), let point = EC_POINT_new(group), let result = EC_POINT_new(group),
+              let order = EC_GROUP_get0_order(group), let generator = EC_GROUP_get0_generator(group)
+        else { throw CryptoError.openSSLQueue("setup") }
+        defer {
+            BN_CTX_free(ctx)
+            BN_clear_free(k)
+            EC_POINT_free(point)
+            EC_POINT_free(result)
+        }
+        BN_set_flags(k, BN_FLG_CONSTTIME)
+        guard BN_rand_range(k, order) == 1, EC_POINT_mul(group, point, k, nil, nil, ctx) == 1 else {
+            throw CryptoError.openSSLQueue("setup")
+        }
+        func time(_ body: () -> Int32) throws -> Double {
+            let start = processCPUMicroseconds()
+            for _ in 0..<iterations { guard body() == 1 else { return -1 } }
+            return (processCPUMicroseconds() - start) / Double(iterations)
+        }
+        let keyGeneration = try time {
+            guard BN_rand_range(k, order) == 1 else { return 0 }
+            return EC_POINT_mul(group, result, k, nil, nil, ctx)
+        }
+        let scalarMultiplication = try time { EC_POINT_mul(group, result, nil, point, k, ctx) }
+        let doubleMultiplication = try time { EC_POINT_mul(group, result, k, point, k, ctx) }
+        guard let p = BN_new(), let x = BN_new(), let r = BN_new() else { throw CryptoError.openSSLQueue("BN_new") }
+        defer {
+            BN_free(p)
+            BN_free(x)
+            BN_free(r)
+        }
+        guard EC_GROUP_get_curve(group, p, nil, nil, ctx) == 1, BN_rand_range(x, p) == 1 else {
+            throw CryptoError.openSSLQueue("EC_GROUP_get_curve")
+        }
+        let modularExponentiation = try time { BN_mod_exp(r, x, p, p, ctx) }
+        _ = generator
+        return Costs(keyGeneration: keyGeneration, scalarMultiplication: scalarMultiplication,
+                     doubleMultiplication: doubleMultiplication, modularExponentiation: modularExponentiation)
+    }
+}
+
+/// CPU time consumed by this process so far, in microseconds (`CLOCK_PROCESS_CPUTIME_ID`): unlike
+/// wall time, not inflated by other processes competing for the cores.
+public func processCPUMicroseconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) * 1_000_000 + Double(ts.tv_nsec) / 1000
+}

@@ -1,0 +1,134 @@
+import MRTDCore
+import MRTDCrypto
+
+/// Access control: EF.CardAccess, then PACE or BAC according to ``AccessPolicy`` (Doc 9303-11 §4.2:
+/// an inspection system reads EF.CardAccess first and uses PACE when the chip offers it).
+extension ChipSession {
+    struct OpenedChip {
+        var access: ReadResult.AccessInfo
+        var lds2: Bool
+        var files: [LDSFile: [UInt8]]
+        var warnings: [String]
+        var chipAuthentication: ReadResult.Check?
+    }
+
+    /// Authenticates and selects the eMRTD application.
+    func openChip() async throws -> OpenedChip {
+        var files: [LDSFile: [UInt8]] = [:]
+        var warnings: [String] = []
+        let key = options.accessKey
+
+        if options.access == .bac {
+            return try await openWithBAC(files: files, warnings: warnings, fallback: nil)
+        }
+
+        // EF.CardAccess lives in the master file and is read in plain before any authentication;
+        // a chip without it (6A82) simply has no PACE.
+        let mfReader = FileReader(channel: channel, configuration: options.reader)
+        var securityInfos: SecurityInfos?
+        var cardAccessProblem: ProtocolError?
+        do {
+            let bytes = try await mfReader.read(.cardAccess)
+            files[.cardAccess] = bytes
+            securityInfos = try SecurityInfos(derEncoded: bytes)
+        } catch let error as SecurityInfosError {
+            // RELIABILITY PACE-01: a broken EF.CardAccess aborts PACE; the policy decides what next.
+            cardAccessProblem = .paceNotSupported("EF.CardAccess: \(error)")
+        } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
+            cardAccessProblem = .paceNotSupported("the chip has no EF.CardAccess")
+        }
+
+        let parameters: PACEParameters
+        do {
+            if let cardAccessProblem { throw cardAccessProblem }
+            parameters = try PACEParameters.strongest(in: securityInfos ?? SecurityInfos(infos: []))
+        } catch let error as ProtocolError {
+            guard options.access == .auto, case .mrz = key else { throw error }
+            if securityInfos?.paceInfos.isEmpty ?? (cardAccessProblem != nil && files[.cardAccess] == nil) {
+                // No PACE on offer: BAC is the protocol of this chip, not a fallback.
+                return try await openWithBAC(files: files, warnings: warnings, fallback: nil)
+            }
+            return try await openWithBAC(files: files, warnings: warnings, fallback: error)
+        }
+
+        let outcome: PACE.Outcome
+        do {
+            outcome = try await PACE.perform(
+                channel: channel, parameters: parameters, password: key.pacePassword, random: random)
+        } catch let error as ProtocolError {
+            channel.endSecureMessaging()
+            guard options.access == .auto, case .mrz = key, error.isPACEProtocolFailure else { throw error }
+            return try await openWithBAC(files: files, warnings: warnings, fallback: error)
+        }
+
+        var chipAuthentication: ReadResult.Check?
+        if parameters.paceProtocol.mapping == .cam {
+            // PACE-CAM: EF.CardSecurity (master file, read under the new keys) holds the chip's
+            // static key; CA_IC must map it onto PK_map,IC (Doc 9303-11 §4.4.3.5.2).
+            var cardSecurity: [UInt8]?
+            do {
+                cardSecurity = try await mfReader.read(.cardSecurity)
+                files[.cardSecurity] = cardSecurity
+            } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
+                warnings.append("EF.CardSecurity could not be read: chip authentication by PACE-CAM not verifiable")
+            }
+            chipAuthentication = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity)
+        }
+
+        let lds2 = try await selectApplications()
+        let proto = parameters.paceProtocol
+        let access = ReadResult.AccessInfo(
+            protocol: "PACE", password: key.passwordType, cipher: parameters.cipher.rawValue,
+            mapping: proto.mapping.rawValue, keyAgreement: proto.keyAgreement.rawValue,
+            domainParameters: outcome.domainParametersName, parameterId: parameters.parameterID)
+        return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings,
+                          chipAuthentication: chipAuthentication)
+    }
+
+    private func openWithBAC(
+        files: [LDSFile: [UInt8]], warnings: [String], fallback: ProtocolError?
+    ) async throws -> OpenedChip {
+        guard case .mrz(let mrz) = options.accessKey else {
+            throw fallback ?? ProtocolError.paceNotSupported(
+                "the chip offers no PACE, and a CAN opens a document with PACE only")
+        }
+        let lds2 = try await selectApplications()
+        do {
+            try await BAC.perform(channel: channel, key: mrz, random: random)
+        } catch let error as ProtocolError {
+            // After a PACE failure, a chip without BAC leaves the PACE error as the one to report.
+            if let fallback, case .bacNotSupported = error { throw fallback }
+            throw error
+        }
+        var warnings = warnings
+        var access = ReadResult.AccessInfo(protocol: "BAC", password: "MRZ", cipher: SMCipher.tripleDES.rawValue)
+        if let fallback {
+            let reason = "\(fallback.code): \(fallback.description)"
+            access.fallback = .init(from: "PACE", to: "BAC", reason: reason)
+            warnings.append("PACE failed (\(reason)); the chip was read with BAC")
+        }
+        return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil)
+    }
+
+    /// Probes LDS2 (optional) and selects the LDS1 eMRTD application.
+    private func selectApplications() async throws -> Bool {
+        var lds2 = false
+        if options.probeLDS2 {
+            lds2 = try await channel.selectApplication(ApplicationID.lds2) == .success
+        }
+        let selected = try await channel.selectApplication(ApplicationID.lds1)
+        guard selected == .success else { throw ProtocolError.notAnEMRTD(selected) }
+        return lds2
+    }
+}
+
+extension ProtocolError {
+    /// A PACE failure that is the protocol's, not the password's or the link's: `auto` retries it
+    /// with BAC.
+    public var isPACEProtocolFailure: Bool {
+        switch self {
+        case .transport, .cancelled, .wrongPassword, .accessDenied: return false
+        default: return true
+        }
+    }
+}

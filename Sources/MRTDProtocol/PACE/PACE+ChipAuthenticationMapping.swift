@@ -1,0 +1,41 @@
+import MRTDCore
+import MRTDCrypto
+
+extension PACE {
+    /// The outcome names of the chip authentication check (shared with Chip Authentication):
+    /// the key matched but EF.CardSecurity's signature is not yet checked by passive authentication.
+    public static let passedUnverifiedKey = "passed-unverified-key"
+
+    /// Checks PACE-CAM (Doc 9303-11 §4.4.3.5.2, RELIABILITY PACE-08): the chip proved knowledge of
+    /// the private key of a ChipAuthenticationPublicKeyInfo in EF.CardSecurity iff
+    /// `CA_IC · PK_IC = PK_map,IC`.
+    ///
+    /// Returns `passed-unverified-key` (the lead gates it on passive authentication of
+    /// EF.CardSecurity) or `failed` with a reason: `noChipAuthenticationData` (tag 8A missing or
+    /// undecryptable), `cardSecurityMissing`, `cardSecurityMalformed`, `noChipAuthenticationKey`,
+    /// `keyMismatch`.
+    public static func verifyChipAuthenticationMapping(_ outcome: Outcome, cardSecurity: [UInt8]?) -> ReadResult.Check {
+        guard let caIC = outcome.chipAuthenticationData, let mapPK = outcome.chipMappingPublicKey else {
+            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationData")
+        }
+        guard let cardSecurity else { return ReadResult.Check(result: "failed", reason: "cardSecurityMissing") }
+        let infos: SecurityInfos
+        do {
+            infos = try CardSecurity(rawBytes: cardSecurity).securityInfos
+        } catch {
+            return ReadResult.Check(result: "failed", reason: "cardSecurityMalformed")
+        }
+        let keys = infos.chipAuthenticationPublicKeyInfos.filter { $0.keyAgreement == .ecdh }
+        guard !keys.isEmpty, let group = outcome.group as? ECGroup else {
+            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationKey")
+        }
+        for key in keys {
+            guard let pkIC = try? key.publicKey,
+                  let product = try? group.multiply(point: pkIC, scalar: caIC) else { continue }
+            if constantTimeEqual(product, mapPK) {
+                return ReadResult.Check(result: passedUnverifiedKey, reason: key.keyID.map { "keyId \($0)" })
+            }
+        }
+        return ReadResult.Check(result: "failed", reason: "keyMismatch")
+    }
+}

@@ -1,0 +1,46 @@
+import MRTDCore
+import MRTDCrypto
+
+extension SpecimenDocument {
+    /// EF.CardSecurity for `securityInfos`: CMS SignedData with eContentType `id-SecurityObject`
+    /// (TR-03110-3 §A.1.2.5), signed by the TEST-ONLY document signer.
+    public static func cardSecurity(_ securityInfos: SecurityInfos, digest: DigestAlgorithm = .sha256) throws -> [UInt8] {
+        try CMSSigner.sign(
+            content: securityInfos.derEncoded(), eContentTypeOID: SecurityProtocolOID.securityObject,
+            certificate: TestPKI.dsc(), privateKey: TestPKI.dscKey(), digest: digest)
+    }
+}
+
+extension VirtualChipConfiguration {
+    /// A PACE chip with the specimen's files: EF.CardAccess listing `infos`, and, when one of them
+    /// is PACE-CAM, a static Chip Authentication key whose public half is in a signed EF.CardSecurity.
+    ///
+    /// - Parameters:
+    ///   - bac: whether BAC still works (a PACE-only chip answers GET CHALLENGE with 6A88).
+    ///   - can: the card access number (nil: no CAN password).
+    ///   - mrzAllowed: false for CAN-only ID cards.
+    public static func paceChip(
+        document: SpecimenDocument, accessKey: MRZKey, infos: [PACEInfo], can: String? = "123456",
+        bac: Bool = true, mrzAllowed: Bool = true, requireParameterID: Bool? = nil,
+        faults: Set<VirtualPACE.Fault> = [], random: any RandomSource = SystemRandom()
+    ) throws -> VirtualChipConfiguration {
+        var files = document.files
+        files[.cardAccess] = SecurityInfos(infos: infos.map { .pace($0) }).derEncoded()
+        var camKey: [UInt8]?
+        if let cam = infos.first(where: { $0.paceProtocol?.mapping == .cam }), let id = cam.parameterID {
+            let group = try KeyAgreementGroups.standardized(id)
+            let key = try group.generatePrivateKey(using: random)
+            let publicKey = try group.publicKey(privateKey: key, generator: group.generator)
+            let keyInfo = try ChipAuthenticationPublicKeyInfo(
+                keyAgreement: .ecdh, algorithm: .standardized(id), publicKey: publicKey, keyID: 1)
+            files[.cardSecurity] = try SpecimenDocument.cardSecurity(
+                SecurityInfos(infos: infos.map { .pace($0) } + [.chipAuthenticationPublicKey(keyInfo)]))
+            camKey = key
+        }
+        return VirtualChipConfiguration(
+            files: files, accessKey: accessKey, bacRefusal: bac ? nil : .referencedDataNotFound, random: random,
+            pace: VirtualPACE(
+                infos: infos, can: can, mrzAllowed: mrzAllowed, requireParameterID: requireParameterID,
+                camPrivateKey: camKey, faults: faults))
+    }
+}

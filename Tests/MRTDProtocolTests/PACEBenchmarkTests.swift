@@ -1,0 +1,92 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDTesting
+import Synchronization
+import Testing
+
+@testable import MRTDProtocol
+
+/// CPU time (process CPU clock) of the terminal side of PACE (brainpoolP256r1 GM / IM / CAM and NIST P-521 GM) next to
+/// the raw OpenSSL operations it needs, measured in the same run. Prints; asserts only that the
+/// replays are faithful. Run alone for stable numbers: `swift test --filter PACEBenchmarkTests`.
+@Suite("PACE benchmark (prints)", .serialized)
+struct PACEBenchmarkTests {
+    /// Records what crossed the wire so a session can be replayed with a scripted transport.
+    final class Recorder: APDUTransport {
+        let base: VirtualChip
+        let log = Mutex<[ScriptedTransport.Exchange]>([])
+        var capabilities: TransportCapabilities { base.capabilities }
+        init(_ base: VirtualChip) { self.base = base }
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            let response = try await base.transmit(command)
+            log.withLock { $0.append(.init(command: command, response: response)) }
+            return response
+        }
+    }
+
+    static let iterations = 50
+
+    /// Records one PACE run against the virtual chip, then replays the terminal side `iterations`
+    /// times (chip answers scripted, terminal randomness replayed) and returns CPU µs per run.
+    func terminalCost(_ info: PACEInfo) async throws -> Double {
+        let chip = VirtualChip(configuration: try .paceChip(
+            document: PACEMatrixTests.specimen, accessKey: PACEMatrixTests.key, infos: [info]))
+        let recorder = Recorder(chip)
+        let random = RecordingRandom(SystemRandom())
+        let parameters = try PACEParameters.strongest(in: SecurityInfos(infos: [.pace(info)]))
+        _ = try await PACE.perform(channel: ChipChannel(transport: recorder), parameters: parameters,
+                                   password: .mrz(PACEMatrixTests.key), random: random)
+        let script = recorder.log.withLock { $0 }
+        let start = processCPUMicroseconds()
+        for _ in 0..<Self.iterations {
+            let transport = ScriptedTransport(script)
+            _ = try await PACE.perform(channel: ChipChannel(transport: transport), parameters: parameters,
+                                       password: .mrz(PACEMatrixTests.key), random: ScriptedRandom(random.recorded))
+            #expect(transport.consumed == script.count)
+        }
+        return (processCPUMicroseconds() - start) / Double(Self.iterations)
+    }
+
+    @Test func pacePerRunNextToTheOpenSSLFloor() async throws {
+        let gm = PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!
+        let im = PACEProtocol(mapping: .im, keyAgreement: .ecdh, cipher: .aes128)!
+        let cam = PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!
+        // The terminal's EC operations per run. GM: map key pair (keygen), H = k·P, G^ = s·G + H,
+        // ephemeral key on G^ (k·P), K = k·P. IM: ephemeral key on G^ and K (2 k·P) plus the point
+        // encoding (one modular exponentiation). CAM: GM plus CA_IC · PK_IC (k·P).
+        let rows: [(String, PACEInfo, ECGroup.StandardCurve, (OpenSSLFloor.Costs) -> Double)] = [
+            ("brainpoolP256r1 GM ", PACEInfo(protocol: gm, parameterID: 13), .brainpoolP256r1,
+             { $0.keyGeneration + 3 * $0.scalarMultiplication + $0.doubleMultiplication }),
+            ("brainpoolP256r1 IM ", PACEInfo(protocol: im, parameterID: 13), .brainpoolP256r1,
+             { 2 * $0.scalarMultiplication + $0.modularExponentiation }),
+            ("brainpoolP256r1 CAM", PACEInfo(protocol: cam, parameterID: 13), .brainpoolP256r1,
+             { $0.keyGeneration + 4 * $0.scalarMultiplication + $0.doubleMultiplication }),
+            ("NIST P-521 GM      ", PACEInfo(protocol: gm, parameterID: 18), .p521,
+             { $0.keyGeneration + 3 * $0.scalarMultiplication + $0.doubleMultiplication }),
+        ]
+        for (name, info, curve, floor) in rows {
+            // Floor and protocol measured back to back, so machine load affects both alike.
+            let costs = try OpenSSLFloor.measure(curve: curve, iterations: Self.iterations * 2)
+            let cost = try await terminalCost(info)
+            let camCost = info.paceProtocol?.mapping == .cam ? try camCheckCost(curve) : 0
+            print(String(format: "PACE %@ terminal: %5.0f µs/run (+ CAM check %4.0f µs) | floor %5.0f µs = %.2fx | OpenSSL keygen %4.0f µs, k·P %4.0f µs, a·G+b·P %4.0f µs",
+                         name, cost, camCost, floor(costs), (cost + camCost) / floor(costs),
+                         costs.keyGeneration, costs.scalarMultiplication, costs.doubleMultiplication))
+            #expect(cost > 0)
+        }
+    }
+
+    /// The PACE-CAM verification against EF.CardSecurity (one k·P plus parsing), µs per check.
+    func camCheckCost(_ curve: ECGroup.StandardCurve) throws -> Double {
+        let group = try ECGroup(standard: curve)
+        let staticKey = try group.generatePrivateKey(using: SystemRandom())
+        let staticPK = try group.publicKey(privateKey: staticKey, generator: group.generator)
+        let caIC = try group.generatePrivateKey(using: SystemRandom())
+        let start = processCPUMicroseconds()
+        for _ in 0..<Self.iterations {
+            _ = try group.multiply(point: staticPK, scalar: caIC)
+        }
+        return (processCPUMicroseconds() - start) / Double(Self.iterations)
+    }
+}
