@@ -270,12 +270,8 @@ final class StandardizedCurveGroups: @unchecked Sendable {
     let groups: [(Int32, OpaquePointer)]
 
     private init() {
-        var groups: [(Int32, OpaquePointer)] = []
-        for id in 8...18 {
-            guard case .ec(let name, _)? = StandardizedDomainParameterTable.entry(id) else { continue }
-            let nid = OBJ_sn2nid(name)
-            if nid != 0, let group = EC_GROUP_new_by_curve_name(nid) { groups.append((nid, group)) }
+        groups = ECGroup.StandardCurve.allCases.compactMap { curve in
+            EC_GROUP_new_by_curve_name(curve.nid).map { (curve.nid, $0) }
         }
-        self.groups = groups
     }
 }
