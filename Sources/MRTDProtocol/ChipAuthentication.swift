@@ -115,10 +115,11 @@ public enum ChipAuthentication {
             }
             var mseData = TLV.encode(tag: 0x80, value: oidBytes)
             if let keyReference { mseData += TLV.encode(tag: 0x84, value: keyReference) }
-            let mse = try await channel.send(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA4, data: mseData))
+            let mse = try await send(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA4, data: mseData), on: channel, step: "MSE:Set AT")
             try check(mse.statusWord, step: "MSE:Set AT")
             let gaData = TLV.encode(tag: 0x7C, value: TLV.encode(tag: 0x80, value: terminalPublicKey))
-            let ga = try await channel.send(CommandAPDU(ins: 0x86, p1: 0, p2: 0, data: gaData, ne: 256))
+            let ga = try await send(CommandAPDU(ins: 0x86, p1: 0, p2: 0, data: gaData, ne: 256), on: channel,
+                                    step: "GENERAL AUTHENTICATE")
             try check(ga.statusWord, step: "GENERAL AUTHENTICATE")
             if let (nonce, chipToken) = try parseGeneralAuthenticateResponse(ga.data) {
                 // CA version 2 (TR-03110-3 §B.3): keys from K || r_PICC, token over our key.
@@ -132,7 +133,7 @@ public enum ChipAuthentication {
             // 3DES variant (§6.2.4.1): MSE:Set KAT with the ephemeral key (tag 91) and key ID (tag 84).
             var data = TLV.encode(tag: 0x91, value: terminalPublicKey)
             if let keyReference { data += TLV.encode(tag: 0x84, value: keyReference) }
-            let mse = try await channel.send(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA6, data: data))
+            let mse = try await send(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA6, data: data), on: channel, step: "MSE:Set KAT")
             try check(mse.statusWord, step: "MSE:Set KAT")
         }
 
@@ -189,6 +190,18 @@ public enum ChipAuthentication {
             value >>= 8
         } while value > 0
         return bytes
+    }
+
+    /// Sends one CA command; a refusal in plain (the chip left secure messaging) is a CA failure
+    /// that ends the session.
+    private static func send(_ command: CommandAPDU, on channel: ChipChannel, step: String) async throws -> ResponseAPDU {
+        do {
+            return try await channel.send(command)
+        } catch ProtocolError.unprotectedResponse(let sw) {
+            throw ProtocolError.chipAuthentication(
+                sw == .referencedDataNotFound ? .keyReferenceRejected : .chipRefused,
+                detail: "\(step) answered \(sw) without secure messaging; the session ended")
+        }
     }
 
     private static func check(_ sw: StatusWord, step: String) throws {

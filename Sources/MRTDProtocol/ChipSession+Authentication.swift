@@ -107,9 +107,11 @@ final class SessionAuthentication {
                 protocol: outcome.caProtocol.name + (outcome.version == 2 ? " v2" : ""),
                 keyAgreement: "\(outcome.keyAgreement.rawValue) \(domain)", keyFile: "DG14")
         } catch ProtocolError.chipAuthentication(let failure, let detail) {
+            // Without secure messaging nothing more can be read: the failure is the read's result.
+            guard channel.secureMessaging != nil else { throw ProtocolError.chipAuthentication(failure, detail: detail) }
             checks.chipAuthentication = .init(result: AuthenticationVerdict.failed, reason: failure.code, keyFile: "DG14")
             warnings.append("Chip Authentication failed (\(failure.code)): \(detail); "
-                + "the files after it were read under the \(channel.secureMessaging == nil ? "no" : "previous") session keys")
+                + "the files after it were read under the previous session keys")
         }
     }
 

@@ -129,12 +129,17 @@ public struct AuthenticationFixture: Sendable {
                 ecdsaPlainSignatures: plain, faults: chipFaults))
     }
 
-    /// The specimen passport with these DG14/DG15 (listed in EF.COM and hashed into the SOD).
-    public func specimen() throws -> SpecimenDocument {
+    /// DG14 and DG15 keyed by number, for `SpecimenDocument.make(extraDataGroups:)`.
+    public var extraDataGroups: [Int: [UInt8]] {
         var extra: [Int: [UInt8]] = [:]
         if let dg14 { extra[14] = dg14 }
         if let dg15 { extra[15] = dg15 }
-        return try SpecimenDocument.make(extraDataGroups: extra)
+        return extra
+    }
+
+    /// The specimen passport with these DG14/DG15 (listed in EF.COM and hashed into the SOD).
+    public func specimen() throws -> SpecimenDocument {
+        try SpecimenDocument.make(extraDataGroups: extraDataGroups)
     }
 
     /// BSI TR-03111 `ecdsa-plain-SHA*`.

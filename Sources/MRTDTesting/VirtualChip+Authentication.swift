@@ -32,6 +32,8 @@ public struct VirtualChipAuthentication: Sendable {
         public static let chipAuthenticationWithWrongPrivateKey = Faults(rawValue: 2)
         /// The Active Authentication signature has one bit flipped.
         public static let activeAuthenticationBadSignature = Faults(rawValue: 4)
+        /// The chip refuses CA's MSE with a plain 6A88 and leaves secure messaging.
+        public static let refusesChipAuthenticationInPlain = Faults(rawValue: 8)
     }
 
     public var chipAuthenticationKeys: [ChipAuthenticationKey]
@@ -96,6 +98,10 @@ extension VirtualChip {
     func handleAuthentication(_ command: CommandAPDU) -> ResponseAPDU? {
         guard let authentication = configuration.authentication else { return nil }
         switch (command.ins, command.p1, command.p2) {
+        case (0x22, 0x41, let p2) where (p2 == 0xA4 || p2 == 0xA6) && authentication.faults.contains(.refusesChipAuthenticationInPlain):
+            secureMessaging?.wipe()
+            secureMessaging = nil
+            return ResponseAPDU(statusWord: .referencedDataNotFound)
         case (0x22, 0x41, 0xA6):
             return mseSetKAT(command, authentication)
         case (0x22, 0x41, 0xA4):

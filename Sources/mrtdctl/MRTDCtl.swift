@@ -70,6 +70,9 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual PACE chip (with --simulate)")
     var paceChip: PACESimulationOptions
 
+    @OptionGroup(title: "Virtual chip authentication keys (with --simulate)")
+    var authenticationChip: AuthenticationSimulationOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
@@ -82,9 +85,11 @@ struct Read: AsyncParsableCommand {
 
     func run() async throws {
         let key = try accessKey()
-        let specimen = try chip.makeSpecimen()
-        let virtualChip = VirtualChip(configuration: try paceChip.configuration(
-            base: chip.configuration(files: specimen.files), document: specimen))
+        let authentication = try authenticationChip.fixture()
+        let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
+        var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
+        configuration.authentication = authentication?.chip
+        let virtualChip = VirtualChip(configuration: configuration)
         var groups = [1, 2, 14, 15]
         if let dataGroups {
             groups = [1, 2]
@@ -161,10 +166,10 @@ struct SimulationOptions: ParsableArguments {
     @Flag(name: .customLong("sim-lds2"), help: "The virtual chip also has the LDS2 application.")
     var lds2 = false
 
-    func makeSpecimen() throws -> SpecimenDocument {
+    func makeSpecimen(extraDataGroups: [Int: [UInt8]] = [:]) throws -> SpecimenDocument {
         try SpecimenDocument.make(
             face: face == .jpeg ? .jpeg : .jpeg2000,
-            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5)
+            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: extraDataGroups)
     }
 
     func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {

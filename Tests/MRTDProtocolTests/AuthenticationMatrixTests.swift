@@ -126,6 +126,14 @@ import Testing
         #expect(outcome.checks.chipAuthentication.reason == ChipAuthenticationFailure.keyReferenceRejected.code)
     }
 
+    @Test(arguments: [SymmetricCipher.tripleDES, .aes128])
+    func aPlainRefusalEndsTheReadWithTheChipAuthenticationCode(_ cipher: SymmetricCipher) async throws {
+        let setup = try Self.setup(ca: [.init(domainParameterID: 13, cipher: cipher)], chipFaults: .refusesChipAuthenticationInPlain)
+        let read = await DocumentReader.read(transport: setup.chip, options: ReadOptions(accessKey: .mrz(Self.key)))
+        #expect(read.result.status == .failed)
+        #expect(read.result.error?.code == ChipAuthenticationFailure.keyReferenceRejected.code)
+    }
+
     // MARK: RELIABILITY CA-02: the chip must answer under the new keys
 
     @Test(arguments: [VirtualChipAuthentication.Faults.keepsOldKeysAfterChipAuthentication, .chipAuthenticationWithWrongPrivateKey])
