@@ -138,11 +138,12 @@ public enum ChipAuthentication {
         }
 
         // §9.7.1: KS_Enc = KDF(K, 1), KS_MAC = KDF(K, 2) for the protocol's cipher.
-        let ksEnc = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: mechanism.smCipher)
+        var ksEnc = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: mechanism.smCipher)
         var ksMac = KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.macCounter, cipher: mechanism.smCipher)
         if let token {
             let expected = try authenticationToken(ksMac: ksMac, caProtocol: mechanism, terminalPublicKey: terminalPublicKey)
             guard constantTimeEqual(expected, token) else {
+                secureWipe(&ksEnc)
                 secureWipe(&ksMac)
                 throw ProtocolError.chipAuthentication(.chipResponseInvalid, detail: "authentication token does not verify")
             }

@@ -118,8 +118,8 @@ final class SessionAuthentication {
     /// Confirms pending CA keys with a harmless protected command when no file read did.
     func confirmChipAuthenticationKeys() async throws {
         guard awaitingConfirmation else { return }
-        let status = try await confirming { try await channel.selectFile(.com) }
-        _ = status
+        // Any protected answer confirms the keys; its status word does not matter here.
+        _ = try await confirming { try await channel.selectFile(.com) }
     }
 
     /// Active Authentication with DG15's key; the ECDSA hash comes from DG14's ActiveAuthenticationInfo.
