@@ -4,10 +4,11 @@ internal import CLibCrypto
 /// parsing, checks and conversions: the floor the benchmark compares the real operations against.
 /// Internal; used by the performance test only.
 extension OpenSSLFloor {
-    /// CA's asymmetric work on the terminal: validate the chip key, make an ephemeral key on its
-    /// parameters, derive the shared secret.
-    static func chipAuthentication(chipKey: KeyAgreementPublicKey) -> Bool {
-        guard let check = EVP_PKEY_CTX_new_from_pkey(nil, chipKey.handle.pointer, nil) else { return false }
+    /// CA's asymmetric work on the terminal: decode the chip key (`d2i_PUBKEY`), validate it, make an
+    /// ephemeral key on its parameters, derive the shared secret.
+    static func chipAuthentication(subjectPublicKeyInfo der: [UInt8]) -> Bool {
+        guard let chipKey = try? EVPKeyHandle.parsePublicKey(der) else { return false }
+        guard let check = EVP_PKEY_CTX_new_from_pkey(nil, chipKey.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(check) }
         guard EVP_PKEY_public_check(check) == 1, EVP_PKEY_keygen_init(check) == 1 else { return false }
         var ephemeral: OpaquePointer? = nil
@@ -16,7 +17,7 @@ extension OpenSSLFloor {
         guard let derive = EVP_PKEY_CTX_new_from_pkey(nil, ephemeral, nil) else { return false }
         defer { EVP_PKEY_CTX_free(derive) }
         guard EVP_PKEY_derive_init(derive) == 1,
-              EVP_PKEY_derive_set_peer_ex(derive, chipKey.handle.pointer, 0) == 1 else { return false }
+              EVP_PKEY_derive_set_peer_ex(derive, chipKey.pointer, 0) == 1 else { return false }
         var secret = [UInt8](repeating: 0, count: 512)
         var length = secret.count
         return EVP_PKEY_derive(derive, &secret, &length) == 1
