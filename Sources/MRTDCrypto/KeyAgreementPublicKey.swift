@@ -139,14 +139,19 @@ public struct KeyAgreementPublicKey: Sendable {
 
     /// Validates the key (Doc 9303-11 §9.6 / BSI TR-03111 §3.2.2): a point on the curve, not the
     /// identity, of the group order; a DH value in (1, p-1) with `y^q = 1` when `q` is known. Explicit
-    /// parameters that match no standardized curve or group are checked themselves.
+    /// parameters that match no standardized curve or group are checked themselves (DH without `q`
+    /// structurally only: PKCS #3 does not require a safe prime).
     ///
     /// - Returns: `nil` when the key is acceptable, else what is wrong with it.
     public func problem() -> KeyAgreementKeyProblem? {
         guard let context = try? EVPKeyContext(key: handle) else { return .publicKeyInvalid }
         defer { CryptoError.clearOpenSSLQueue() }
         if domainName == nil {
-            guard EVP_PKEY_param_check(context.pointer) == 1 else { return .domainParametersInvalid }
+            // DH without q (PKCS #3) has no subgroup to check, and its p need not be a safe prime:
+            // only the structural checks apply. Everything else gets the full check.
+            let checked = algorithm == .dh && orderBits == 0
+                ? EVP_PKEY_param_check_quick(context.pointer) : EVP_PKEY_param_check(context.pointer)
+            guard checked == 1 else { return .domainParametersInvalid }
         }
         guard EVP_PKEY_public_check(context.pointer) == 1 else { return .publicKeyInvalid }
         return nil

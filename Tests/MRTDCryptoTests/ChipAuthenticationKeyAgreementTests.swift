@@ -110,6 +110,26 @@ struct ChipAuthenticationKeyAgreementTests {
         }
     }
 
+    /// PKCS #3 `dhKeyAgreement` parameters without q, on a p that is not a safe prime (RFC 5114's
+    /// 1024-bit p with g = 4): structurally valid, so accepted; a full DH_check would refuse it.
+    @Test func pkcs3DHWithoutSubgroupOrderIsCheckedStructurally() throws {
+        func der(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
+            let count = value.count
+            let length: [UInt8] = count < 0x80 ? [UInt8(count)] : count < 0x100 ? [0x81, UInt8(count)] : [0x82, UInt8(count >> 8), UInt8(count & 0xFF)]
+            return [tag] + length + value
+        }
+        let p = hex("00B10B8F96A080E01DDE92DE5EAE5D54EC52C99FBCFB06A3C69A6A9DCA52D23B616073E28675A23D189838EF1E2EE652C013ECB4AEA906112324975C3CD49B83BFACCBDD7D90C4BD7098488E9C219A73724EFFD6FAE5644738FAA31A4FF55BCCC0A151AF5F0DC8B4BD45BF37DF365C1A65E68CFDA76D4DA708DF1FB2BC2E4A4371")
+        let algorithm = der(0x30, der(0x06, hex("2A864886F70D010301")) + der(0x30, der(0x02, p) + der(0x02, [4])))
+        let spki = der(0x30, algorithm + der(0x03, [0] + der(0x02, [16])))
+        let key = try KeyAgreementPublicKey(subjectPublicKeyInfo: spki)
+        #expect(key.algorithm == .dh && key.orderBits == 0 && key.domainName == nil)
+        #expect(key.problem() == nil)
+        let terminal = try KeyAgreementKeyPair.generate(on: key, random: SystemRandom())
+        #expect(try terminal.sharedSecret(with: key).count == 128)
+        // y = 1 is still refused.
+        #expect(try key.publicKey(encoded: [1]).problem() == .publicKeyInvalid)
+    }
+
     @Test func malformedKeyInfoThrowsInvalidInput() {
         var broken = Self.ecdhChipSPKI
         broken.removeLast(3)
