@@ -350,6 +350,33 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         try locked { scope in try encode(try multiply(try decode(point), try scope.keep(BigNumber(scalar)))) }
     }
 
+    /// The group as explicit parameters (p, a, b, G, n, h), as a PACEDomainParameterInfo or a
+    /// SubjectPublicKeyInfo with explicit parameters carries them.
+    public var explicitParameters: ECDomainParameters {
+        get throws {
+            try locked { _ in
+                ECDomainParameters(
+                    p: try p.bytes(), a: try a.bytes(length: fieldByteCount), b: try b.bytes(length: fieldByteCount),
+                    generator: generator, order: try order.bytes(), cofactor: try cofactor.bytes())
+            }
+        }
+    }
+
+    /// `P + Q` for two encoded points (each validated), encoded.
+    public func add(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
+        try locked { scope in
+            let a = try decode(p)
+            let b = try decode(q)
+            let sum = try scope.keep(ECPointHandle(group: group))
+            try CryptoError.check(EC_POINT_add(group, sum.pointer, a.pointer, b.pointer, context.pointer), "EC_POINT_add")
+            withExtendedLifetime((a, b)) {}
+            guard EC_POINT_is_at_infinity(group, sum.pointer) == 0 else {
+                throw CryptoError.invalidInput("point sum is the point at infinity")
+            }
+            return try encode(sum)
+        }
+    }
+
     /// `a · b⁻¹ mod n` for two scalars: the chip's PACE-CAM data `CA_IC = SK_map,IC · SK_IC⁻¹`
     /// (Doc 9303-11 §4.4.3.5.2), so that `CA_IC · PK_IC = PK_map,IC`.
     public func multiplyByInverse(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {

@@ -36,6 +36,11 @@ extension ChipSession {
             cardAccessProblem = .paceNotSupported("EF.CardAccess: \(error)")
         } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
             cardAccessProblem = .paceNotSupported("the chip has no EF.CardAccess")
+        } catch let error as ProtocolError where error.isPACEProtocolFailure {
+            // Older BAC chips answer reads outside an application in odd ways (6700 at every Le,
+            // no data): treated as "no EF.CardAccess", noted, never fatal.
+            warnings.append("EF.CardAccess could not be read (\(error.code)); treated as absent")
+            cardAccessProblem = .paceNotSupported("the chip has no readable EF.CardAccess")
         }
 
         let parameters: PACEParameters
@@ -72,7 +77,8 @@ extension ChipSession {
             } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
                 warnings.append("EF.CardSecurity could not be read: chip authentication by PACE-CAM not verifiable")
             }
-            chipAuthentication = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity)
+            chipAuthentication = PACE.verifyChipAuthenticationMapping(
+                outcome, cardSecurity: cardSecurity, cardAccess: securityInfos)
         }
 
         let lds2 = try await selectApplications()

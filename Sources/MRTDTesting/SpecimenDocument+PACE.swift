@@ -12,7 +12,8 @@ extension SpecimenDocument {
 }
 
 extension VirtualChipConfiguration {
-    /// A PACE chip with the specimen's files: EF.CardAccess listing `infos`, and, when one of them
+    /// A PACE chip with the specimen's files: EF.CardAccess listing `infos` (and explicit
+    /// `domainParameterInfos` they refer to by parameter ID), and, when one of them
     /// is PACE-CAM, a static Chip Authentication key whose public half is in a signed EF.CardSecurity.
     ///
     /// - Parameters:
@@ -20,12 +21,14 @@ extension VirtualChipConfiguration {
     ///   - can: the card access number (nil: no CAN password).
     ///   - mrzAllowed: false for CAN-only ID cards.
     public static func paceChip(
-        document: SpecimenDocument, accessKey: MRZKey, infos: [PACEInfo], can: String? = "123456",
+        document: SpecimenDocument, accessKey: MRZKey, infos: [PACEInfo],
+        domainParameterInfos: [PACEDomainParameterInfo] = [], can: String? = "123456",
         bac: Bool = true, mrzAllowed: Bool = true, requireParameterID: Bool? = nil,
         faults: Set<VirtualPACE.Fault> = [], random: any RandomSource = SystemRandom()
     ) throws -> VirtualChipConfiguration {
         var files = document.files
-        files[.cardAccess] = SecurityInfos(infos: infos.map { .pace($0) }).derEncoded()
+        files[.cardAccess] = SecurityInfos(
+            infos: infos.map { .pace($0) } + domainParameterInfos.map { .paceDomainParameters($0) }).derEncoded()
         var camKey: [UInt8]?
         if let cam = infos.first(where: { $0.paceProtocol?.mapping == .cam }), let id = cam.parameterID {
             let group = try KeyAgreementGroups.standardized(id)

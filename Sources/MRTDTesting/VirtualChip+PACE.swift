@@ -108,7 +108,7 @@ extension VirtualChip {
         guard let info = pace.infos.first(where: {
             (try? PublicKeyDataObject.oidContent($0.protocolOID)) == oidObject.bytes
                 && (parameterID == nil || $0.parameterID == parameterID)
-        }), let proto = info.paceProtocol, let id = info.parameterID else {
+        }), let proto = info.paceProtocol else {
             return ResponseAPDU(statusWord: .incorrectData)
         }
         let password: PACEPassword
@@ -117,7 +117,11 @@ extension VirtualChip {
         case 0x02 where pace.can != nil: password = .can(pace.can ?? "")
         default: return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
-        guard let group = try? KeyAgreementGroups.standardized(id) else { return ResponseAPDU(statusWord: .incorrectData) }
+        // The chip's domain parameters as its own EF.CardAccess states them (standardized or explicit).
+        guard let cardAccess = configuration.files[.cardAccess].flatMap({ try? SecurityInfos(derEncoded: $0) }),
+              let parameters = PACEParameters.supported(in: cardAccess).first(where: { $0.info == info }),
+              let group = try? KeyAgreementGroups.make(parameters.domainParameters)
+        else { return ResponseAPDU(statusWord: .incorrectData) }
         let cipher = SMCipher(rawValue: proto.cipher.rawValue) ?? .aes128
         paceState.info = info
         paceState.paceProtocol = proto

@@ -204,6 +204,16 @@ struct PACEAccessTests {
         #expect(read.result.warnings.contains { $0.contains("EF.CardSecurity") })
     }
 
+    @Test func cardSecurityMissingACardAccessPACEInfoFailsTheCAMCheck() async throws {
+        // RELIABILITY CS-01: EF.CardAccess lists a PACEInfo the signed EF.CardSecurity does not.
+        let extra = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 8)
+        let chip = try Self.chip([Self.camBrainpool], configure: {
+            $0.files[.cardAccess] = SecurityInfos(infos: [.pace(Self.camBrainpool), .pace(extra)]).derEncoded()
+        })
+        let read = await Self.read(chip, access: .pace)
+        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityInconsistent"))
+    }
+
     // MARK: RELIABILITY BAC-01
 
     @Test func bacWithAWrongChipMACFailsBeforeAnyFileIsRead() async throws {
@@ -225,5 +235,78 @@ struct PACEAccessTests {
             try await BAC.perform(channel: channel, key: AppendixDTests.key,
                                   random: ScriptedRandom([UInt8](hex: AppendixDTests.random)!))
         }
+    }
+}
+
+/// PACE on explicit domain parameters from PACEDomainParameterInfo (TR-03110-3 §A.1.1.1).
+@Suite("PACE with explicit domain parameters")
+struct PACEExplicitParameterTests {
+    @Test(arguments: [PACEMapping.gm, .im])
+    func explicitBrainpoolParametersAreUsedAndRecognised(mapping: PACEMapping) async throws {
+        let explicit = try ECGroup(standard: .brainpoolP256r1).explicitParameters
+        let proto = PACEProtocol(mapping: mapping, keyAgreement: .ecdh, cipher: .aes128)!
+        let info = PACEInfo(protocol: proto, parameterID: 32)
+        let domain = PACEDomainParameterInfo(
+            mapping: mapping, keyAgreement: .ecdh, domainParameter: try .explicit(explicit), parameterID: 32)
+        let chip = VirtualChip(configuration: try .paceChip(
+            document: PACEAccessTests.specimen, accessKey: PACEAccessTests.key, infos: [info],
+            domainParameterInfos: [domain], bac: false))
+        let read = await DocumentReader.read(
+            transport: chip, options: ReadOptions(accessKey: .mrz(PACEAccessTests.key), access: .pace))
+        #expect(read.result.error == nil)
+        #expect(read.result.access?.parameterId == 32)
+        #expect(read.result.access?.domainParameters == "brainpoolP256r1")
+        #expect(read.files[.dg(1)] == PACEAccessTests.specimen.files[.dg(1)])
+    }
+
+    @Test func explicitDHParametersResolve() throws {
+        let dh = DHDomainParameters(p: [UInt8](repeating: 0xFF, count: 128), g: [2], q: nil)
+        let proto = PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!
+        let infos = SecurityInfos(infos: [
+            .pace(PACEInfo(protocol: proto, parameterID: 40)),
+            .paceDomainParameters(PACEDomainParameterInfo(
+                mapping: .gm, keyAgreement: .dh, domainParameter: try .explicit(dh), parameterID: 40)),
+        ])
+        let parameters = try PACEParameters.strongest(in: infos)
+        #expect(parameters.domainParameters == .dh(dh))
+        #expect(parameters.parameterID == 40)
+    }
+
+    @Test func explicitParametersOfTheWrongKindAreLeftOut() throws {
+        let explicit = try ECGroup(standard: .brainpoolP256r1).explicitParameters
+        let dhProto = PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!
+        let infos = SecurityInfos(infos: [
+            .pace(PACEInfo(protocol: dhProto, parameterID: 33)),
+            .paceDomainParameters(PACEDomainParameterInfo(
+                mapping: .gm, keyAgreement: .dh, domainParameter: try .explicit(explicit), parameterID: 33)),
+        ])
+        #expect(PACEParameters.supported(in: infos).isEmpty)
+    }
+}
+
+@Suite("EF.CardAccess probing on BAC chips")
+struct CardAccessProbeTests {
+    /// A BAC chip that answers every READ BINARY outside the application with 6700.
+    actor OddChip: APDUTransport {
+        let chip: VirtualChip
+        var selectedApplication = false
+        nonisolated var capabilities: TransportCapabilities { chip.capabilities }
+        init(_ chip: VirtualChip) { self.chip = chip }
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            if command.count > 1 && command[1] == 0xA4 && command.count > 2 && command[2] == 0x04 { selectedApplication = true }
+            if !selectedApplication && command.count > 1 && command[1] == 0xB0 { return [0x67, 0x00] }
+            return try await chip.transmit(command)
+        }
+    }
+
+    @Test func unreadableCardAccessIsTreatedAsAbsentUnderAuto() async throws {
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(
+            files: PACEAccessTests.specimen.files, accessKey: PACEAccessTests.key))
+        let read = await DocumentReader.read(
+            transport: OddChip(chip), options: ReadOptions(accessKey: .mrz(PACEAccessTests.key), access: .auto))
+        #expect(read.result.error == nil)
+        #expect(read.result.access?.protocol == "BAC")
+        #expect(read.result.access?.fallback == nil)
+        #expect(read.result.warnings.contains { $0.hasPrefix("EF.CardAccess could not be read") })
     }
 }

@@ -4,15 +4,19 @@ import Testing
 /// Reads `../shared/vectors/<name>` (next to the worktree). Missing outside CI: skipped with a
 /// printed notice; missing under CI (`CI` set): a failure.
 func sharedVectorFile(_ name: String, filePath: String = #filePath) -> Data? {
+    sharedFile("vectors/\(name)", filePath: filePath)
+}
+
+/// Reads `../shared/<relativePath>` with the same skip / CI rule.
+func sharedFile(_ relativePath: String, filePath: String = #filePath) -> Data? {
     let root = URL(fileURLWithPath: filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("shared")
-    let url = root.appendingPathComponent("vectors").appendingPathComponent(name)
-    guard let data = try? Data(contentsOf: url) else {
+    guard let data = try? Data(contentsOf: root.appendingPathComponent(relativePath)) else {
         if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("../shared/vectors/\(name) missing (required under CI)")
+            Issue.record("../shared/\(relativePath) missing (required under CI)")
         } else {
-            print("SKIPPED: ../shared/vectors/\(name) missing")
+            print("SKIPPED: ../shared/\(relativePath) missing")
         }
         return nil
     }

@@ -29,6 +29,20 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
             algorithm: SecurityProtocolOID.standardizedDomainParameters, parameters: serializer.serializedBytes)
     }
 
+    /// `id-ecPublicKey` with explicit ECParameters.
+    public static func explicit(_ parameters: ECDomainParameters) throws -> AlgorithmIdentifier {
+        var serializer = DER.Serializer()
+        try serializer.serialize(parameters)
+        return AlgorithmIdentifier(algorithm: SecurityProtocolOID.ecPublicKey, parameters: serializer.serializedBytes)
+    }
+
+    /// `dhpublicnumber` with explicit X9.42 DomainParameters.
+    public static func explicit(_ parameters: DHDomainParameters) throws -> AlgorithmIdentifier {
+        var serializer = DER.Serializer()
+        try serializer.serialize(parameters)
+        return AlgorithmIdentifier(algorithm: SecurityProtocolOID.dhPublicNumber, parameters: serializer.serializedBytes)
+    }
+
     /// The domain parameters these parameters describe.
     ///
     /// - Throws: `SecurityInfosError.malformedDomainParameters` when the parameters are not

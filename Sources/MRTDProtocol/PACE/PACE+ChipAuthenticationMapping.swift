@@ -13,8 +13,12 @@ extension PACE {
     /// Returns `passed-unverified-key` (the lead gates it on passive authentication of
     /// EF.CardSecurity) or `failed` with a reason: `noChipAuthenticationData` (tag 8A missing or
     /// undecryptable), `cardSecurityMissing`, `cardSecurityMalformed`, `noChipAuthenticationKey`,
-    /// `keyMismatch`.
-    public static func verifyChipAuthenticationMapping(_ outcome: Outcome, cardSecurity: [UInt8]?) -> ReadResult.Check {
+    /// `keyMismatch`, or, given `cardAccess`, `cardSecurityInconsistent` when a PACEInfo of
+    /// EF.CardAccess is missing from EF.CardSecurity (TR-03110-3 §A.1.2: EF.CardSecurity contains
+    /// the SecurityInfos of EF.CardAccess; RELIABILITY CS-01).
+    public static func verifyChipAuthenticationMapping(
+        _ outcome: Outcome, cardSecurity: [UInt8]?, cardAccess: SecurityInfos? = nil
+    ) -> ReadResult.Check {
         guard let caIC = outcome.chipAuthenticationData, let mapPK = outcome.chipMappingPublicKey else {
             return ReadResult.Check(result: "failed", reason: "noChipAuthenticationData")
         }
@@ -24,6 +28,13 @@ extension PACE {
             infos = try CardSecurity(rawBytes: cardSecurity).securityInfos
         } catch {
             return ReadResult.Check(result: "failed", reason: "cardSecurityMalformed")
+        }
+        if let cardAccess {
+            func key(_ i: PACEInfo) -> String { "\(i.protocolOID)/\(i.version)/\(i.parameterID ?? -1)" }
+            let signed = Set(infos.paceInfos.map(key))
+            if !cardAccess.paceInfos.allSatisfy({ signed.contains(key($0)) }) {
+                return ReadResult.Check(result: "failed", reason: "cardSecurityInconsistent")
+            }
         }
         let keys = infos.chipAuthenticationPublicKeyInfos.filter { $0.keyAgreement == .ecdh }
         guard !keys.isEmpty, let group = outcome.group as? ECGroup else {
