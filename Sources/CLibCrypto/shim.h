@@ -16,6 +16,7 @@
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 #include <openssl/provider.h>
+#include "authentication_shim.h"
 
 /* MRTDCrypto: wrappers for macros Swift cannot import. */
 static inline unsigned long mrtd_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }

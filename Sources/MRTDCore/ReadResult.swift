@@ -181,13 +181,29 @@ public struct ReadResult: Sendable, Equatable, Codable {
 
     /// One authentication check and its verdict.
     public struct Check: Sendable, Equatable, Codable {
-        /// `passed`, `failed`, `notPerformed` (later: `passed-unverified-key` and others).
+        /// `passed`, `failed`, `notPerformed`; chip and active authentication also
+        /// `passed-unverified-key` (the chip proved it holds the key, but the file the key came from
+        /// is not yet covered by a passing passive authentication; see ``AuthenticationVerdict``).
         public var result: String
         /// A stable code or a short readable reason.
         public var reason: String?
-        public init(result: String, reason: String? = nil) {
+        /// The protocol that ran (`id-CA-ECDH-AES-CBC-CMAC-128`, `id-AA`).
+        public var `protocol`: String?
+        /// Chip Authentication: the key agreement and its curve or group (`ECDH brainpoolP256r1`).
+        public var keyAgreement: String?
+        /// Active Authentication: the signature scheme and hash (`RSA-ISO9796-2 SHA-1`, `ECDSA SHA-256 plain`).
+        public var algorithm: String?
+        /// The file the key came from (`DG14`, `EF_CardSecurity`, `DG15`): what passive authentication
+        /// must cover before the check can pass.
+        public var keyFile: String?
+        public init(result: String, reason: String? = nil, protocol: String? = nil, keyAgreement: String? = nil,
+                    algorithm: String? = nil, keyFile: String? = nil) {
             self.result = result
             self.reason = reason
+            self.protocol = `protocol`
+            self.keyAgreement = keyAgreement
+            self.algorithm = algorithm
+            self.keyFile = keyFile
         }
         public static func notPerformed(_ reason: String) -> Check {
             Check(result: "notPerformed", reason: reason)

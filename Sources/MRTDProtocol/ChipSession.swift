@@ -76,6 +76,9 @@ public struct ChipReadOutcome: Sendable, Equatable {
     /// Problems that did not stop the read (an unparsable EF.COM, for one).
     public var warnings: [String]
     public var transport: TransportReport
+    /// Chip and Active Authentication verdicts (passive authentication is decided afterwards); the
+    /// chip authentication check is PACE-CAM's when CAM ran, else DG14 Chip Authentication's.
+    public var checks = ReadResult.Checks()
     /// The PACE-CAM chip authentication outcome (nil when CAM did not run).
     public var chipAuthentication: ReadResult.Check? = nil
 }
@@ -129,11 +132,17 @@ public final class ChipSession {
         files[.sod] = try await reader.read(.sod)
 
         let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
-        for file in wanted {
+        let authentication = SessionAuthentication(channel: channel, random: random)
+        for file in SessionAuthentication.readingOrder(wanted) {
             // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
             guard listed?.contains(file) ?? true || file == .dg(1) || file == .dg(2) else { continue }
             do {
-                files[file] = try await reader.read(file)
+                files[file] = try await authentication.confirming { try await reader.read(file) }
+                // Chip Authentication right after DG14; every later command uses its keys.
+                if file == .dg(14), let dg14 = files[file] {
+                    try await authentication.chipAuthentication(
+                        dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
+                }
             } catch ProtocolError.fileAccessDenied(_, let sw) {
                 // EAC-protected groups (DG3, DG4) answer 6982 without terminal authentication.
                 skipped.append(.init(file: file.name, reason: sw == .securityStatusNotSatisfied
@@ -142,9 +151,19 @@ public final class ChipSession {
                 skipped.append(.init(file: file.name, reason: "fileNotFound"))
             }
         }
+        if let dg15 = files[.dg(15)] {
+            try await authentication.activeAuthentication(dg15: dg15)
+        }
+        try await authentication.confirmChipAuthenticationKeys()
+        warnings += authentication.warnings
+        var checks = authentication.checks
+        if let cam = opened.chipAuthentication {
+            // PACE-CAM authenticated the chip with the key in EF.CardSecurity; DG14 CA did not run.
+            checks.chipAuthentication = cam
+        }
         return ChipReadOutcome(
             files: files, applications: .init(lds1: true, lds2: lds2), access: access,
-            skipped: skipped, warnings: warnings, transport: channel.report,
+            skipped: skipped, warnings: warnings, transport: channel.report, checks: checks,
             chipAuthentication: opened.chipAuthentication)
     }
 }

@@ -23,8 +23,7 @@ public enum DocumentReader {
             var result = ReadResult.assemble(
                 files: outcome.files, access: outcome.access, applications: outcome.applications,
                 skipped: outcome.skipped, transport: outcome.transport,
-                durationMs: milliseconds(clock.now - start),
-                checks: outcome.chipAuthentication.map { ReadResult.Checks(chipAuthentication: $0) } ?? ReadResult.Checks())
+                durationMs: milliseconds(clock.now - start), checks: outcome.checks)
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
             // Doc 9303-11 §5.1: passive authentication over the files as read; sets the status.
             result.apply(PassiveAuthentication.verify(files: outcome.files, trustStore: options.trustStore))

@@ -14,6 +14,8 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     case bacNotSupported(StatusWord)
     /// The chip's side of an authentication did not check out (its MAC or cryptogram).
     case authenticationFailed(String)
+    /// Chip Authentication failed (RELIABILITY CA-01, CA-02); `detail` is free of key material.
+    case chipAuthentication(ChipAuthenticationFailure, detail: String)
     /// A secure-messaging response whose MAC is wrong. Nothing from it is used.
     case secureMessagingMACInvalid
     /// A secure-messaging response lacking a mandatory data object (`DO'8E'`, `DO'99'`).
@@ -83,6 +85,7 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .accessDenied: return "accessDenied"
         case .bacNotSupported: return "bacNotSupported"
         case .authenticationFailed: return "authenticationFailed"
+        case .chipAuthentication(let failure, _): return failure.code
         case .secureMessagingMACInvalid: return "secureMessagingMACInvalid"
         case .secureMessagingObjectMissing: return "secureMessagingObjectMissing"
         case .secureMessagingMalformed: return "secureMessagingMalformed"
@@ -126,6 +129,7 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(proto) failed: access denied\(how): the access key (MRZ data or CAN) does not match this document"
         case .bacNotSupported(let sw): return "the chip does not support BAC (\(sw))"
         case .authenticationFailed(let why): return "chip authentication response rejected: \(why)"
+        case .chipAuthentication(let failure, let detail): return "Chip Authentication failed (\(failure.code)): \(detail)"
         case .secureMessagingMACInvalid: return "secure messaging: response MAC is invalid; response discarded"
         case .secureMessagingObjectMissing(let what): return "secure messaging: response lacks \(what)"
         case .secureMessagingMalformed(let why): return "secure messaging: malformed response: \(why)"

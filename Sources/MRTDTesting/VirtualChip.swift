@@ -32,6 +32,8 @@ public struct VirtualChipConfiguration: Sendable {
     public var random: any RandomSource
     /// PACE on the chip (`VirtualChip+PACE.swift`); nil for a BAC-only chip.
     public var pace: VirtualPACE?
+    /// Chip Authentication and Active Authentication keys and faults (`VirtualChip+Authentication`).
+    public var authentication: VirtualChipAuthentication?
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -72,6 +74,8 @@ public actor VirtualChip: APDUTransport {
     var secureMessaging: SecureMessaging?
     /// PACE in progress (`VirtualChip+PACE.swift`).
     var paceState = VirtualPACEState()
+    /// Chip/Active Authentication progress (`VirtualChip+Authentication`).
+    var authenticationState = VirtualChipAuthenticationState()
     /// Exchanges handled so far.
     public private(set) var exchangeCount = 0
 
@@ -114,6 +118,10 @@ public actor VirtualChip: APDUTransport {
             if configuration.corruptMACAtExchange.contains(index) {
                 wrapped[wrapped.count - 3] ^= 0x01
             }
+            if let next = secureMessagingAfterResponse(to: plain.ins) {
+                secureMessaging?.wipe()
+                secureMessaging = next
+            }
             return wrapped
         } catch {
             dropSession()
@@ -136,6 +144,7 @@ public actor VirtualChip: APDUTransport {
     }
 
     private func handle(_ command: CommandAPDU) -> ResponseAPDU {
+        if let answer = handleAuthentication(command) { return answer }
         switch command.ins {
         case 0xA4: return select(command)
         case 0x84: return getChallenge(command)

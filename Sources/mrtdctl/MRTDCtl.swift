@@ -76,6 +76,9 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual PACE chip (with --simulate)")
     var paceChip: PACESimulationOptions
 
+    @OptionGroup(title: "Virtual chip authentication keys (with --simulate)")
+    var authenticationChip: AuthenticationSimulationOptions
+
     @OptionGroup(title: "Attached reader (with --direct)")
     var direct: DirectReadOptions
 
@@ -117,9 +120,11 @@ struct Read: AsyncParsableCommand {
                     atr: connection.atr)
             }
         } else {
-            let specimen = try chip.makeSpecimen()
-            let virtualChip = VirtualChip(configuration: try paceChip.configuration(
-                base: chip.configuration(files: specimen.files), document: specimen))
+            let authentication = try authenticationChip.fixture()
+            let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
+            var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
+            configuration.authentication = authentication?.chip
+            let virtualChip = VirtualChip(configuration: configuration)
             read = try await perform(
                 options, on: virtualChip,
                 reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: virtualChip.capabilities),
@@ -196,10 +201,10 @@ struct SimulationOptions: ParsableArguments {
     @Flag(name: .customLong("sim-lds2"), help: "The virtual chip also has the LDS2 application.")
     var lds2 = false
 
-    func makeSpecimen() throws -> SpecimenDocument {
+    func makeSpecimen(extraDataGroups: [Int: [UInt8]] = [:]) throws -> SpecimenDocument {
         try SpecimenDocument.make(
             face: face == .jpeg ? .jpeg : .jpeg2000,
-            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5)
+            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: extraDataGroups)
     }
 
     func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {

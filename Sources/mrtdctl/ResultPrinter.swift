@@ -66,6 +66,8 @@ enum ResultPrinter {
     }
 
     private static func describe(_ c: ReadResult.Check) -> String {
-        c.reason.map { "\(c.result) (\($0))" } ?? c.result
+        let verdict = c.reason.map { "\(c.result) (\($0))" } ?? c.result
+        let how = [c.protocol, c.keyAgreement, c.algorithm].compactMap { $0 }
+        return how.isEmpty ? verdict : verdict + ": " + how.joined(separator: ", ")
     }
 }

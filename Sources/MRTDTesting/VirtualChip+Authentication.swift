@@ -1,0 +1,229 @@
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+import SwiftASN1
+
+/// The chip side of Chip Authentication and Active Authentication: the private keys behind DG14 and
+/// DG15, and the faults the negative tests need.
+public struct VirtualChipAuthentication: Sendable {
+    /// One Chip Authentication key pair with its ChipAuthenticationInfo data.
+    public struct ChipAuthenticationKey: Sendable {
+        public var keyID: Int?
+        public var caProtocol: ChipAuthenticationProtocol
+        /// 1 (Doc 9303) or 2 (TR-03110 CA v2: the GENERAL AUTHENTICATE answer carries a nonce and token).
+        public var version: Int
+        public var keyPair: KeyAgreementKeyPair
+
+        public init(keyID: Int?, caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyPair: KeyAgreementKeyPair) {
+            self.keyID = keyID
+            self.caProtocol = caProtocol
+            self.version = version
+            self.keyPair = keyPair
+        }
+    }
+
+    /// Misbehaviour for negative tests (RELIABILITY CA-01, CA-02, AA).
+    public struct Faults: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// After CA the chip keeps its old session keys (RELIABILITY CA-02).
+        public static let keepsOldKeysAfterChipAuthentication = Faults(rawValue: 1)
+        /// The chip computes CA with a private key other than the one DG14 publishes (a clone).
+        public static let chipAuthenticationWithWrongPrivateKey = Faults(rawValue: 2)
+        /// The Active Authentication signature has one bit flipped.
+        public static let activeAuthenticationBadSignature = Faults(rawValue: 4)
+        /// The chip refuses CA's MSE with a plain 6A88 and leaves secure messaging.
+        public static let refusesChipAuthenticationInPlain = Faults(rawValue: 8)
+    }
+
+    public var chipAuthenticationKeys: [ChipAuthenticationKey]
+    /// The DG15 private key (RSA or EC).
+    public var activeAuthenticationKey: PrivateKey?
+    /// RSA: the ISO/IEC 9796-2 hash (trailer `BC` for SHA-1, else `xx CC`); EC: the ECDSA hash.
+    public var activeAuthenticationDigest: DigestAlgorithm
+    /// ECDSA signatures as plain `r || s` (BSI TR-03111) or, when `false`, DER.
+    public var ecdsaPlainSignatures: Bool
+    public var faults: Faults
+
+    public init(
+        chipAuthenticationKeys: [ChipAuthenticationKey] = [], activeAuthenticationKey: PrivateKey? = nil,
+        activeAuthenticationDigest: DigestAlgorithm = .sha1, ecdsaPlainSignatures: Bool = true, faults: Faults = []
+    ) {
+        self.chipAuthenticationKeys = chipAuthenticationKeys
+        self.activeAuthenticationKey = activeAuthenticationKey
+        self.activeAuthenticationDigest = activeAuthenticationDigest
+        self.ecdsaPlainSignatures = ecdsaPlainSignatures
+        self.faults = faults
+    }
+}
+
+/// The virtual chip's CA/AA progress.
+struct VirtualChipAuthenticationState: Sendable {
+    /// The key chosen by MSE:Set AT, waiting for GENERAL AUTHENTICATE.
+    var pendingKeyIndex: Int?
+    /// Session keys to switch to once the current answer has gone out under the old ones.
+    var pendingSecureMessaging: SecureMessaging?
+    /// Whether the CA session keys are in force.
+    var chipAuthenticated = false
+    /// INS of every command that arrived protected by the CA session keys.
+    var commandsUnderChipAuthenticationKeys: [UInt8] = []
+}
+
+extension VirtualChip {
+    /// Whether Chip Authentication switched the session keys (for tests).
+    public var chipAuthenticationCompleted: Bool { authenticationState.chipAuthenticated }
+
+    /// The INS bytes of the commands that arrived under the Chip Authentication keys, in order.
+    public var commandsUnderChipAuthenticationKeys: [UInt8] { authenticationState.commandsUnderChipAuthenticationKeys }
+
+    /// Called after a protected answer went out: records the command and returns the session to
+    /// switch to, if CA produced one (Doc 9303-11 §6.2: the answer to the CA command itself is still
+    /// protected with the old keys).
+    func secureMessagingAfterResponse(to ins: UInt8) -> SecureMessaging? {
+        if authenticationState.chipAuthenticated {
+            authenticationState.commandsUnderChipAuthenticationKeys.append(ins)
+        }
+        guard var next = authenticationState.pendingSecureMessaging else { return nil }
+        authenticationState.pendingSecureMessaging = nil
+        if configuration.authentication?.faults.contains(.keepsOldKeysAfterChipAuthentication) == true {
+            next.wipe()
+            return nil
+        }
+        authenticationState.chipAuthenticated = true
+        return next
+    }
+
+    /// Handles MSE:Set KAT / MSE:Set AT for CA, GENERAL AUTHENTICATE after it, and INTERNAL
+    /// AUTHENTICATE; `nil` for every other command (left to the rest of the chip).
+    func handleAuthentication(_ command: CommandAPDU) -> ResponseAPDU? {
+        guard let authentication = configuration.authentication else { return nil }
+        switch (command.ins, command.p1, command.p2) {
+        case (0x22, 0x41, let p2) where (p2 == 0xA4 || p2 == 0xA6) && authentication.faults.contains(.refusesChipAuthenticationInPlain):
+            secureMessaging?.wipe()
+            secureMessaging = nil
+            return ResponseAPDU(statusWord: .referencedDataNotFound)
+        case (0x22, 0x41, 0xA6):
+            return mseSetKAT(command, authentication)
+        case (0x22, 0x41, 0xA4):
+            return mseSetATForChipAuthentication(command, authentication)
+        case (0x86, 0x00, 0x00) where authenticationState.pendingKeyIndex != nil:
+            return generalAuthenticate(command, authentication)
+        case (0x88, 0x00, 0x00):
+            return internalAuthenticate(command, authentication)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Chip Authentication
+
+    /// Doc 9303-11 §6.2.4.1: the 3DES variant.
+    private func mseSetKAT(_ command: CommandAPDU, _ authentication: VirtualChipAuthentication) -> ResponseAPDU {
+        guard isAuthenticated else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+        guard let objects = try? TLV.parseAll(command.data), let publicKey = objects.first(where: { $0.tag == 0x91 }) else {
+            return ResponseAPDU(statusWord: .incorrectData)
+        }
+        guard let index = chipAuthenticationKeyIndex(objects.first { $0.tag == 0x84 }?.bytes, authentication) else {
+            return ResponseAPDU(statusWord: .referencedDataNotFound)
+        }
+        guard let secret = agree(publicKey.bytes, key: authentication.chipAuthenticationKeys[index], authentication) else {
+            return ResponseAPDU(statusWord: .incorrectData)
+        }
+        authenticationState.pendingSecureMessaging = session(keyInput: secret, cipher: .tripleDES)
+        return ResponseAPDU(statusWord: .success)
+    }
+
+    /// Doc 9303-11 §6.2.4.2: the AES variant, first step.
+    private func mseSetATForChipAuthentication(_ command: CommandAPDU, _ authentication: VirtualChipAuthentication) -> ResponseAPDU {
+        guard isAuthenticated else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+        guard let objects = try? TLV.parseAll(command.data), let oid = objects.first(where: { $0.tag == 0x80 }),
+              let dotted = try? ASN1ObjectIdentifier(derEncoded: TLV.encode(tag: 0x06, value: oid.value)).description
+        else { return ResponseAPDU(statusWord: .incorrectData) }
+        guard let index = chipAuthenticationKeyIndex(objects.first { $0.tag == 0x84 }?.bytes, authentication) else {
+            return ResponseAPDU(statusWord: .referencedDataNotFound)
+        }
+        guard authentication.chipAuthenticationKeys[index].caProtocol.oid == dotted else {
+            return ResponseAPDU(statusWord: .referencedDataNotFound)
+        }
+        authenticationState.pendingKeyIndex = index
+        return ResponseAPDU(statusWord: .success)
+    }
+
+    /// Doc 9303-11 §6.2.4.2 / TR-03110-3 §B.3: GENERAL AUTHENTICATE with `7C { 80 PK_PCD }`.
+    private func generalAuthenticate(_ command: CommandAPDU, _ authentication: VirtualChipAuthentication) -> ResponseAPDU {
+        guard let index = authenticationState.pendingKeyIndex else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
+        authenticationState.pendingKeyIndex = nil
+        let key = authentication.chipAuthenticationKeys[index]
+        guard let outer = try? TLV.parse(command.data, expecting: 0x7C), let children = try? outer.children(),
+              let publicKey = children.first(where: { $0.tag == 0x80 }),
+              var secret = agree(publicKey.bytes, key: key, authentication)
+        else { return ResponseAPDU(statusWord: .incorrectData) }
+        var answer: [UInt8] = []
+        if key.version >= 2 {
+            guard let nonce = try? SystemRandom().randomBytes(8) else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
+            secret += nonce
+            let ksMac = KeyDerivation.derive(sharedSecret: secret, counter: KeyDerivation.macCounter, cipher: key.caProtocol.smCipher)
+            guard let token = try? ChipAuthentication.authenticationToken(
+                ksMac: ksMac, caProtocol: key.caProtocol, terminalPublicKey: publicKey.bytes)
+            else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
+            answer = TLV.encode(tag: 0x81, value: nonce) + TLV.encode(tag: 0x82, value: token)
+        }
+        authenticationState.pendingSecureMessaging = session(keyInput: secret, cipher: key.caProtocol.smCipher)
+        secureWipe(&secret)
+        return ResponseAPDU(data: TLV.encode(tag: 0x7C, value: answer), statusWord: .success)
+    }
+
+    private func chipAuthenticationKeyIndex(_ reference: [UInt8]?, _ authentication: VirtualChipAuthentication) -> Int? {
+        let keys = authentication.chipAuthenticationKeys
+        guard let reference else { return keys.count == 1 ? 0 : nil }
+        let id = reference.reduce(0) { $0 << 8 | Int($1) }
+        return keys.firstIndex { $0.keyID == id }
+    }
+
+    /// The shared secret with the terminal's ephemeral key, or `nil` when that key is invalid.
+    private func agree(_ encoded: [UInt8], key: VirtualChipAuthentication.ChipAuthenticationKey,
+                       _ authentication: VirtualChipAuthentication) -> [UInt8]? {
+        guard let peer = try? key.keyPair.publicKey.publicKey(encoded: encoded), peer.problem() == nil else { return nil }
+        var pair = key.keyPair
+        if authentication.faults.contains(.chipAuthenticationWithWrongPrivateKey),
+           let other = try? KeyAgreementKeyPair.generate(on: key.keyPair.publicKey) {
+            pair = other
+        }
+        return try? pair.sharedSecret(with: peer)
+    }
+
+    private func session(keyInput: [UInt8], cipher: SMCipher) -> SecureMessaging {
+        SecureMessaging(
+            cipher: cipher,
+            kEnc: KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: cipher),
+            kMac: KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.macCounter, cipher: cipher),
+            ssc: [UInt8](repeating: 0, count: cipher.blockSize))
+    }
+
+    // MARK: Active Authentication
+
+    /// Doc 9303-11 §6.1: INTERNAL AUTHENTICATE signs the 8-byte challenge.
+    private func internalAuthenticate(_ command: CommandAPDU, _ authentication: VirtualChipAuthentication) -> ResponseAPDU {
+        guard let key = authentication.activeAuthenticationKey else { return ResponseAPDU(statusWord: .instructionNotSupported) }
+        guard isAuthenticated else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+        guard command.data.count == 8 else { return ResponseAPDU(statusWord: .wrongLength) }
+        var signature: [UInt8]
+        do {
+            if key.rsaModulusBits > 0 {
+                let f = try ISO9796Part2.representative(
+                    modulusBits: key.rsaModulusBits, m2: command.data, digest: authentication.activeAuthenticationDigest,
+                    random: SystemRandom())
+                signature = try key.rsaPrivateOperation(f)
+            } else {
+                signature = try key.ecdsaSign(digest: authentication.activeAuthenticationDigest.hash(command.data),
+                                              plain: authentication.ecdsaPlainSignatures)
+            }
+        } catch {
+            return ResponseAPDU(statusWord: .noPreciseDiagnosis)
+        }
+        if authentication.faults.contains(.activeAuthenticationBadSignature), signature.count > 2 {
+            signature[signature.count / 2] ^= 0x01
+        }
+        return ResponseAPDU(data: signature, statusWord: .success)
+    }
+}
