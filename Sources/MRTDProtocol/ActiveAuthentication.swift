@@ -32,7 +32,9 @@ public enum ActiveAuthentication {
         } catch let error as CryptoError {
             throw ProtocolError.crypto(error)
         }
-        let response = try await channel.send(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256))
+        // Le = 00; a link without extended length keeps it a short APDU (the chip then answers what fits).
+        let response = try await channel.send(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256),
+                                              shortAnswer: !channel.transport.capabilities.extendedLength)
         guard response.statusWord.isSuccess else {
             throw ProtocolError.commandFailed("INTERNAL AUTHENTICATE", response.statusWord)
         }
