@@ -44,6 +44,7 @@ public struct ChipAuthenticationParameters: Sendable, Equatable {
     /// The chip's static public key (SubjectPublicKeyInfo, DER).
     public var publicKeyInfo: [UInt8]
 
+    /// Parameters for one CA run; ``select(from:)`` derives them from DG14.
     public init(caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyID: Int? = nil, sendKeyID: Bool = false,
                 publicKeyInfo: [UInt8]) {
         self.caProtocol = caProtocol
@@ -66,6 +67,7 @@ public struct ChipAuthenticationOutcome: Sendable, Equatable {
     public var fieldBits: Int
     /// 1 or 2 (2 when the chip answered with a nonce and token).
     public var version: Int
+    /// The key ID of the chip key used, if DG14 gives one.
     public var keyID: Int?
 }
 
