@@ -32,7 +32,15 @@ public enum ActiveAuthentication {
         } catch let error as CryptoError {
             throw ProtocolError.crypto(error)
         }
-        let response = try await channel.send(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256))
+        // Le = 00, in a short APDU when the protected signature fits a short answer (RSA up to about
+        // 1800 bits, every ECDSA key) or the link has no extended length.
+        let byteLength = (publicKey.bits + 7) / 8
+        let signatureLength = publicKey.keyType == .rsa ? byteLength : 2 * byteLength + 8
+        let fitsShort = SecureMessaging.protectedResponseLength(
+            plain: signatureLength, blockSize: channel.secureMessaging?.cipher.blockSize ?? 8) <= 256
+        let response = try await channel.send(
+            CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256),
+            shortAnswer: fitsShort || !channel.transport.capabilities.extendedLength)
         guard response.statusWord.isSuccess else {
             throw ProtocolError.commandFailed("INTERNAL AUTHENTICATE", response.statusWord)
         }

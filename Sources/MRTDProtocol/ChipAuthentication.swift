@@ -38,11 +38,13 @@ public struct ChipAuthenticationParameters: Sendable, Equatable {
     public var version: Int
     /// The key ID, when the chip's keys have one.
     public var keyID: Int?
-    /// Whether the key ID goes into MSE (tag `84`): required when the chip has several keys.
+    /// Whether the key ID goes into MSE (tag `84`): whenever DG14 gives one (required when the chip
+    /// has several keys; real chips with one key accept it too, and other readers send it).
     public var sendKeyID: Bool
     /// The chip's static public key (SubjectPublicKeyInfo, DER).
     public var publicKeyInfo: [UInt8]
 
+    /// Parameters for one CA run; ``select(from:)`` derives them from DG14.
     public init(caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyID: Int? = nil, sendKeyID: Bool = false,
                 publicKeyInfo: [UInt8]) {
         self.caProtocol = caProtocol
@@ -65,6 +67,7 @@ public struct ChipAuthenticationOutcome: Sendable, Equatable {
     public var fieldBits: Int
     /// 1 or 2 (2 when the chip answered with a nonce and token).
     public var version: Int
+    /// The key ID of the chip key used, if DG14 gives one.
     public var keyID: Int?
 }
 
@@ -118,8 +121,9 @@ public enum ChipAuthentication {
             let mse = try await send(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA4, data: mseData), on: channel, step: "MSE:Set AT")
             try check(mse.statusWord, step: "MSE:Set AT")
             let gaData = TLV.encode(tag: 0x7C, value: TLV.encode(tag: 0x80, value: terminalPublicKey))
+            // Le = 00 in a short APDU: the answer is at most 7C{81 nonce, 82 token}.
             let ga = try await send(CommandAPDU(ins: 0x86, p1: 0, p2: 0, data: gaData, ne: 256), on: channel,
-                                    step: "GENERAL AUTHENTICATE")
+                                    step: "GENERAL AUTHENTICATE", shortAnswer: true)
             try check(ga.statusWord, step: "GENERAL AUTHENTICATE")
             if let (nonce, chipToken) = try parseGeneralAuthenticateResponse(ga.data) {
                 // CA version 2 (TR-03110-3 §B.3): keys from K || r_PICC, token over our key.
@@ -195,9 +199,11 @@ public enum ChipAuthentication {
 
     /// Sends one CA command; a refusal in plain (the chip left secure messaging) is a CA failure
     /// that ends the session.
-    private static func send(_ command: CommandAPDU, on channel: ChipChannel, step: String) async throws -> ResponseAPDU {
+    private static func send(
+        _ command: CommandAPDU, on channel: ChipChannel, step: String, shortAnswer: Bool = false
+    ) async throws -> ResponseAPDU {
         do {
-            return try await channel.send(command)
+            return try await channel.send(command, shortAnswer: shortAnswer)
         } catch ProtocolError.unprotectedResponse(let sw) {
             throw ProtocolError.chipAuthentication(
                 sw == .referencedDataNotFound ? .keyReferenceRejected : .chipRefused,

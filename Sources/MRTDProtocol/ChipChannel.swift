@@ -52,11 +52,11 @@ public final class ChipChannel {
     ///
     /// - Throws: `ProtocolError`. A response that fails the secure-messaging checks ends the session:
     ///   its keys are wiped before the error propagates.
-    public func send(_ command: CommandAPDU, forceExtended: Bool = false) async throws -> ResponseAPDU {
+    public func send(_ command: CommandAPDU, forceExtended: Bool = false, shortAnswer: Bool = false) async throws -> ResponseAPDU {
         if Task.isCancelled { throw ProtocolError.cancelled }
         let bytes: [UInt8]
         if var sm = secureMessaging {
-            bytes = try sm.protect(command, forceExtended: forceExtended)
+            bytes = try sm.protect(command, forceExtended: forceExtended, shortAnswer: shortAnswer)
             secureMessaging = sm
         } else {
             do {

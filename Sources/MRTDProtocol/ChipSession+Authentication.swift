@@ -5,7 +5,8 @@ extension ChipAuthenticationParameters {
     /// Chooses what to run from DG14 (Doc 9303-11 §9.2.5, §9.2.6): the strongest supported
     /// ChipAuthenticationInfo whose key ID (if any) names a ChipAuthenticationPublicKeyInfo of the
     /// same algorithm; without ChipAuthenticationInfo the 3DES variant of the key's algorithm. The key
-    /// ID goes into MSE only when the chip has several keys.
+    /// ID goes into MSE whenever DG14 gives one (mandatory with several keys; with one key it is what
+    /// real German passports get from other readers, see RealPassportChipAuthenticationTests).
     ///
     /// - Returns: `nil` when DG14 offers no Chip Authentication at all.
     /// - Throws: `ProtocolError.chipAuthentication` (`.securityInfosMalformed`, `.keyIDMismatch`).
@@ -21,7 +22,7 @@ extension ChipAuthenticationParameters {
             let key = keys[0]
             return ChipAuthenticationParameters(
                 caProtocol: .tripleDESDefault(for: key.keyAgreement), version: 1, keyID: key.keyID,
-                sendKeyID: several && key.keyID != nil, publicKeyInfo: key.subjectPublicKeyInfo)
+                sendKeyID: key.keyID != nil, publicKeyInfo: key.subjectPublicKeyInfo)
         }
         let ordered = infos.sorted { ($0.chipAuthenticationProtocol?.cipher ?? .tripleDES) > ($1.chipAuthenticationProtocol?.cipher ?? .tripleDES) }
         for info in ordered {
@@ -35,7 +36,7 @@ extension ChipAuthenticationParameters {
             guard let key, key.keyAgreement == caProtocol.keyAgreement else { continue }
             return ChipAuthenticationParameters(
                 caProtocol: caProtocol, version: info.version, keyID: key.keyID ?? info.keyID,
-                sendKeyID: several && (key.keyID ?? info.keyID) != nil, publicKeyInfo: key.subjectPublicKeyInfo)
+                sendKeyID: (key.keyID ?? info.keyID) != nil, publicKeyInfo: key.subjectPublicKeyInfo)
         }
         throw ProtocolError.chipAuthentication(
             .keyIDMismatch, detail: "no ChipAuthenticationInfo key ID matches a ChipAuthenticationPublicKeyInfo of its algorithm")

@@ -37,8 +37,9 @@ public struct SecureMessaging: Sendable {
     // MARK: Terminal side
 
     /// Wraps a plain command. `forceExtended` asks for an extended-length protected APDU even when the
-    /// expected response would fit a short one.
-    public mutating func protect(_ command: CommandAPDU, forceExtended: Bool = false) throws -> [UInt8] {
+    /// expected response would fit a short one; `shortAnswer` says the answer is known to be small
+    /// (CA's GENERAL AUTHENTICATE), so `Le = 00` stays a short APDU as real chips expect.
+    public mutating func protect(_ command: CommandAPDU, forceExtended: Bool = false, shortAnswer: Bool = false) throws -> [UInt8] {
         incrementSSC()
         let header: [UInt8] = [command.cla | 0x0C, command.ins, command.p1, command.p2]
         var objects: [UInt8] = []
@@ -51,7 +52,7 @@ public struct SecureMessaging: Sendable {
         let mac = try computeMAC(ISO9797Padding.pad(header, blockSize: blockSize) + objects)
         objects += TLV.encode(tag: 0x8E, value: mac)
         let expected = Self.protectedResponseLength(plain: command.ne ?? 0, blockSize: blockSize)
-        let extended = forceExtended || objects.count > 255 || expected > 256
+        let extended = forceExtended || objects.count > 255 || (expected > 256 && !shortAnswer)
         let wrapped = CommandAPDU(
             cla: header[0], ins: command.ins, p1: command.p1, p2: command.p2,
             data: objects, ne: extended ? 65_536 : 256)

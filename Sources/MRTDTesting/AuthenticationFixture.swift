@@ -18,12 +18,16 @@ public struct ChipAuthenticationKeySpec: Sendable, Hashable, CustomStringConvert
 
     /// Doc 9303-11 §9.5.1 parameter ID: 0-2 DH (RFC 5114), 8-18 ECDH.
     public var domainParameterID: Int
+    /// The CA protocol's cipher (3DES: MSE:Set KAT; AES: MSE:Set AT + GENERAL AUTHENTICATE).
     public var cipher: SymmetricCipher
+    /// The key ID in ChipAuthenticationInfo and ChipAuthenticationPublicKeyInfo.
     public var keyID: Int?
+    /// How the SubjectPublicKeyInfo names the domain parameters.
     public var keyEncoding: KeyEncoding
     /// ChipAuthenticationInfo.version (2: nonce and token in the GENERAL AUTHENTICATE answer).
     public var version: Int
 
+    /// One key; explicit parameters by default, as most passports publish them.
     public init(domainParameterID: Int, cipher: SymmetricCipher, keyID: Int? = nil, keyEncoding: KeyEncoding = .explicit,
                 version: Int = 1) {
         self.domainParameterID = domainParameterID

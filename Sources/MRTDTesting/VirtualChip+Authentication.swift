@@ -8,12 +8,16 @@ import SwiftASN1
 public struct VirtualChipAuthentication: Sendable {
     /// One Chip Authentication key pair with its ChipAuthenticationInfo data.
     public struct ChipAuthenticationKey: Sendable {
+        /// The key ID DG14 gives the key (matched against tag `84` of MSE).
         public var keyID: Int?
+        /// The CA protocol the key serves (its cipher decides the new session keys).
         public var caProtocol: ChipAuthenticationProtocol
         /// 1 (Doc 9303) or 2 (TR-03110 CA v2: the GENERAL AUTHENTICATE answer carries a nonce and token).
         public var version: Int
+        /// The chip's static key pair.
         public var keyPair: KeyAgreementKeyPair
 
+        /// One CA key of the chip.
         public init(keyID: Int?, caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyPair: KeyAgreementKeyPair) {
             self.keyID = keyID
             self.caProtocol = caProtocol
@@ -36,6 +40,7 @@ public struct VirtualChipAuthentication: Sendable {
         public static let refusesChipAuthenticationInPlain = Faults(rawValue: 8)
     }
 
+    /// The DG14 key pairs.
     public var chipAuthenticationKeys: [ChipAuthenticationKey]
     /// The DG15 private key (RSA or EC).
     public var activeAuthenticationKey: PrivateKey?
@@ -43,8 +48,10 @@ public struct VirtualChipAuthentication: Sendable {
     public var activeAuthenticationDigest: DigestAlgorithm
     /// ECDSA signatures as plain `r || s` (BSI TR-03111) or, when `false`, DER.
     public var ecdsaPlainSignatures: Bool
+    /// Misbehaviour switched on.
     public var faults: Faults
 
+    /// The chip side of CA and AA; usually built by ``AuthenticationFixture/make(chipAuthentication:activeAuthentication:dg14Faults:chipFaults:)``.
     public init(
         chipAuthenticationKeys: [ChipAuthenticationKey] = [], activeAuthenticationKey: PrivateKey? = nil,
         activeAuthenticationDigest: DigestAlgorithm = .sha1, ecdsaPlainSignatures: Bool = true, faults: Faults = []

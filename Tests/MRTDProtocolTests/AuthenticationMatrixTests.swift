@@ -86,6 +86,22 @@ import Testing
         #expect(parameters.sendKeyID && parameters.keyID != nil)
     }
 
+    /// A chip without extended length refuses extended APDUs (6700): GENERAL AUTHENTICATE and
+    /// INTERNAL AUTHENTICATE must stay short under secure messaging.
+    @Test(arguments: [SymmetricCipher.aes128, .tripleDES])
+    func aShortAPDUChipGetsShortAuthenticationCommands(_ cipher: SymmetricCipher) async throws {
+        let fixture = try AuthenticationFixture.make(
+            chipAuthentication: [.init(domainParameterID: 13, cipher: cipher)], activeAuthentication: .rsa(bits: 1024, digest: .sha1))
+        let specimen = try fixture.specimen()
+        var config = VirtualChipConfiguration(files: specimen.files, accessKey: Self.key, extendedLength: false)
+        config.authentication = fixture.chip
+        let outcome = try await ChipSession(transport: VirtualChip(configuration: config),
+                                            options: ReadOptions(accessKey: .mrz(Self.key))).run()
+        #expect(outcome.checks.chipAuthentication.result == "passed-unverified-key")
+        #expect(outcome.checks.activeAuthentication.result == "passed-unverified-key")
+        #expect(!outcome.transport.extendedLength)
+    }
+
     @Test func dg14NotListedLeavesChipAuthenticationNotPerformed() async throws {
         let setup = try Self.setup(aa: .rsa(bits: 1024, digest: .sha1))
         let outcome = try await Self.read(setup)

@@ -47,7 +47,7 @@ import Testing
         let infos = try SecurityInfos(derEncoded: Self.securityInfos)
         let parameters = try #require(try ChipAuthenticationParameters.select(from: infos))
         #expect(parameters.caProtocol.name == "id-CA-ECDH-AES-CBC-CMAC-128")
-        #expect(parameters.version == 2 && parameters.keyID == 1 && !parameters.sendKeyID)
+        #expect(parameters.version == 2 && parameters.keyID == 1 && parameters.sendKeyID)
 
         let chip = WorkedExampleChip()
         let channel = ChipChannel(transport: chip)
@@ -65,7 +65,7 @@ import Testing
         #expect(channel.secureMessaging?.ssc == [UInt8](repeating: 0, count: 15) + [2])
         let commands = await chip.plainCommands
         #expect(commands == [
-            "002241A40C800A04007F00070202030202",
+            "002241A40F800A04007F00070202030202840101",
             "0086000045" + "7C43" + "8041" + Self.pcdPublicKey + "00",
             "00A4020C02011E",
         ])
