@@ -64,7 +64,7 @@ let package = Package(
 
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
-        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting"]),
+        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"]),
         .testTarget(
             name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore"]),
         .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),

@@ -26,7 +26,10 @@ public enum DocumentReader {
                 durationMs: milliseconds(clock.now - start), checks: outcome.checks)
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
             // Doc 9303-11 §5.1: passive authentication over the files as read; sets the status.
-            result.apply(PassiveAuthentication.verify(files: outcome.files, trustStore: options.trustStore))
+            let report = PassiveAuthentication.verify(files: outcome.files, trustStore: options.trustStore)
+            result.apply(report)
+            // Chip and active authentication prove nothing unless PA covers the key they used.
+            result.checks.gate(by: report)
             return Read(result: result, files: outcome.files)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))

@@ -190,17 +190,17 @@ struct PACEAccessTests {
     @Test func camWithoutChipAuthenticationDataIsNotAuthenticated() async throws {
         let read = await Self.read(try Self.chip([Self.camBrainpool], faults: [.missingCAMData]), access: .pace)
         #expect(read.result.error == nil)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "noChipAuthenticationData"))
+        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "noChipAuthenticationData", keyFile: "EF_CardSecurity"))
     }
 
     @Test func camWithWrongChipAuthenticationDataIsNotAuthenticated() async throws {
         let read = await Self.read(try Self.chip([Self.camBrainpool], faults: [.wrongCAMData]), access: .pace)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "keyMismatch"))
+        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "keyMismatch", keyFile: "EF_CardSecurity"))
     }
 
     @Test func camWithoutCardSecurityIsNotAuthenticated() async throws {
         let read = await Self.read(try Self.chip([Self.camBrainpool], configure: { $0.files[.cardSecurity] = nil }), access: .pace)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityMissing"))
+        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityMissing", keyFile: "EF_CardSecurity"))
         #expect(read.result.warnings.contains { $0.contains("EF.CardSecurity") })
     }
 
@@ -211,7 +211,7 @@ struct PACEAccessTests {
             $0.files[.cardAccess] = SecurityInfos(infos: [.pace(Self.camBrainpool), .pace(extra)]).derEncoded()
         })
         let read = await Self.read(chip, access: .pace)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityInconsistent"))
+        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityInconsistent", keyFile: "EF_CardSecurity"))
     }
 
     // MARK: RELIABILITY BAC-01

@@ -146,11 +146,11 @@ struct PACEWorkedExampleTests {
             publicKey: ECGroup(standard: .brainpoolP256r1).generator, keyID: 13)
         let cardSecurity = try SpecimenDocument.cardSecurity(SecurityInfos(infos: [.chipAuthenticationPublicKey(other)]))
         #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity)
-            == ReadResult.Check(result: "failed", reason: "keyMismatch"))
+            == ReadResult.Check(result: "failed", reason: "keyMismatch", keyFile: "EF_CardSecurity"))
         #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: nil)
-            == ReadResult.Check(result: "failed", reason: "cardSecurityMissing"))
+            == ReadResult.Check(result: "failed", reason: "cardSecurityMissing", keyFile: "EF_CardSecurity"))
         #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: [0x30, 0x00])
-            == ReadResult.Check(result: "failed", reason: "cardSecurityMalformed"))
+            == ReadResult.Check(result: "failed", reason: "cardSecurityMalformed", keyFile: "EF_CardSecurity"))
     }
 
     @Test func bsiWorkedExamplePACEAndAESSecureMessagingReplay() async throws {

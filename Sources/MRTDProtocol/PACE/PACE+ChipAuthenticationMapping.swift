@@ -20,33 +20,33 @@ extension PACE {
         _ outcome: Outcome, cardSecurity: [UInt8]?, cardAccess: SecurityInfos? = nil
     ) -> ReadResult.Check {
         guard let caIC = outcome.chipAuthenticationData, let mapPK = outcome.chipMappingPublicKey else {
-            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationData")
+            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationData", keyFile: LDSFile.cardSecurity.name)
         }
-        guard let cardSecurity else { return ReadResult.Check(result: "failed", reason: "cardSecurityMissing") }
+        guard let cardSecurity else { return ReadResult.Check(result: "failed", reason: "cardSecurityMissing", keyFile: LDSFile.cardSecurity.name) }
         let infos: SecurityInfos
         do {
             infos = try CardSecurity(rawBytes: cardSecurity).securityInfos
         } catch {
-            return ReadResult.Check(result: "failed", reason: "cardSecurityMalformed")
+            return ReadResult.Check(result: "failed", reason: "cardSecurityMalformed", keyFile: LDSFile.cardSecurity.name)
         }
         if let cardAccess {
             func key(_ i: PACEInfo) -> String { "\(i.protocolOID)/\(i.version)/\(i.parameterID ?? -1)" }
             let signed = Set(infos.paceInfos.map(key))
             if !cardAccess.paceInfos.allSatisfy({ signed.contains(key($0)) }) {
-                return ReadResult.Check(result: "failed", reason: "cardSecurityInconsistent")
+                return ReadResult.Check(result: "failed", reason: "cardSecurityInconsistent", keyFile: LDSFile.cardSecurity.name)
             }
         }
         let keys = infos.chipAuthenticationPublicKeyInfos.filter { $0.keyAgreement == .ecdh }
         guard !keys.isEmpty, let group = outcome.group as? ECGroup else {
-            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationKey")
+            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationKey", keyFile: LDSFile.cardSecurity.name)
         }
         for key in keys {
             guard let pkIC = try? key.publicKey,
                   let product = try? group.multiply(point: pkIC, scalar: caIC) else { continue }
             if constantTimeEqual(product, mapPK) {
-                return ReadResult.Check(result: passedUnverifiedKey, reason: key.keyID.map { "keyId \($0)" })
+                return ReadResult.Check(result: passedUnverifiedKey, reason: key.keyID.map { "keyId \($0)" }, keyFile: LDSFile.cardSecurity.name)
             }
         }
-        return ReadResult.Check(result: "failed", reason: "keyMismatch")
+        return ReadResult.Check(result: "failed", reason: "keyMismatch", keyFile: LDSFile.cardSecurity.name)
     }
 }
