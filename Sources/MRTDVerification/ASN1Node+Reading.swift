@@ -58,11 +58,6 @@ enum OID {
     static let cscaMasterList = "2.23.136.1.1.2"
     /// `id-SecurityObject` of EF.CardSecurity (BSI TR-03110-3 §A.1.2.5).
     static let securityObject = "0.4.0.127.0.7.3.2.1"
-    static let subjectKeyIdentifier = "2.5.29.14"
-    static let keyUsage = "2.5.29.15"
-    static let basicConstraints = "2.5.29.19"
-    static let authorityKeyIdentifier = "2.5.29.35"
-    static let countryName = "2.5.4.6"
     static let md5 = "1.2.840.113549.2.5"
 }
 

@@ -1,3 +1,4 @@
+import MRTDCore
 import MRTDCrypto
 import SwiftASN1
 
@@ -5,22 +6,24 @@ import SwiftASN1
 /// (RFC 5280 §4.1.1.2), with the mapping to the digests and signature schemes passive
 /// authentication accepts (Doc 9303-12 §7: SHA-1/SHA-2, RSA PKCS #1 v1.5, RSA-PSS, ECDSA).
 struct AlgorithmIdentifier: Sendable, Hashable {
-    let oid: String
+    /// The OBJECT IDENTIFIER's content octets (compared as encoded; the dotted form is made on demand).
+    let oidBytes: [UInt8]
     /// The parameters as encoded (`nil` when absent).
     let parameters: [UInt8]?
 
-    init(oid: String, parameters: [UInt8]? = nil) {
-        self.oid = oid
-        self.parameters = parameters
-    }
-
     init(node: ASN1Node) throws {
         let parts = try node.children(.sequence, "AlgorithmIdentifier")
-        guard let first = parts.first, parts.count <= 2 else {
+        guard let first = parts.first, parts.count <= 2, first.identifier == .objectIdentifier else {
             throw ASN1Error.invalidASN1Object(reason: "AlgorithmIdentifier with \(parts.count) elements")
         }
-        oid = try first.oid()
+        _ = try ASN1ObjectIdentifier(berEncoded: first)  // validates the encoding
+        oidBytes = Array(try first.primitiveBytes())
         parameters = parts.count == 2 ? parts[1].bytes : nil
+    }
+
+    /// The dotted algorithm OID.
+    var oid: String {
+        (try? ASN1ObjectIdentifier(berEncoded: BER.parse([0x06, UInt8(oidBytes.count)] + oidBytes)).description) ?? oidBytes.hex
     }
 
     /// Whether the parameters are absent or NULL (RFC 5754 §2 allows both for hashes).
@@ -28,6 +31,7 @@ struct AlgorithmIdentifier: Sendable, Hashable {
 
     /// The digest named by this identifier. MD5 and unknown hashes are refused.
     func digestAlgorithm() throws(AlgorithmError) -> DigestAlgorithm {
+        let oid = self.oid
         if Self.weakDigests.contains(oid) { throw .notAllowed(oid) }
         guard let digest = DigestAlgorithm(oid: oid) else { throw .unsupported(oid) }
         guard hasNoParameters else { throw .badParameters(oid) }
@@ -38,6 +42,7 @@ struct AlgorithmIdentifier: Sendable, Hashable {
     /// `id-ecPublicKey`, as some SignerInfos carry) takes the hash from `defaultDigest` (the
     /// SignerInfo's digestAlgorithm); certificates pass `nil` and must name the hash.
     func signatureScheme(defaultDigest: DigestAlgorithm?) throws(AlgorithmError) -> SignatureScheme {
+        let oid = self.oid
         if Self.weakSignatures.contains(oid) { throw .notAllowed(oid) }
         switch oid {
         case "1.2.840.113549.1.1.1":
@@ -76,6 +81,7 @@ struct AlgorithmIdentifier: Sendable, Hashable {
     ///     trailerField       [3] TrailerField       DEFAULT trailerFieldBC }
     /// ```
     private func pssScheme() throws(AlgorithmError) -> SignatureScheme {
+        let oid = self.oid
         var digest = DigestAlgorithm.sha1
         var mgf = DigestAlgorithm.sha1
         var salt = 20
