@@ -57,7 +57,7 @@ public struct TrustStore: Sendable, Equatable {
         let key = BytesKey(certificate.derBytes)
         guard anchorIndexByDER[key] == nil else { return false }
         let index = anchors.count
-        let test = isTestMaterial || certificate.subject.matchKey.contains("test only")
+        let test = isTestMaterial || (certificate.subject.country == "UT" && certificate.subject.matchKey.contains("test only"))
         anchors.append(Anchor(certificate: certificate, source: source, isTestMaterial: test))
         anchorIndexByDER[key] = index
         if let ski = certificate.subjectKeyIdentifier { anchorsByKeyID[BytesKey(ski), default: []].append(index) }
