@@ -4,10 +4,11 @@ import SwiftASN1
 /// Small, checked accessors over SwiftASN1 nodes for the CMS and X.509 structures parsed here.
 /// Every failure is an `ASN1Error`, which callers turn into a stable reason code.
 extension ASN1Node {
-    /// The children of a constructed node whose identifier is `expected`.
+    /// The children of a constructed node whose identifier is `expected`; `what` names the
+    /// production in the error (`TBSCertificate: expected [UNIVERSAL 16], found …`).
     func children(_ expected: ASN1Identifier, _ what: @autoclosure () -> String) throws -> [ASN1Node] {
         guard identifier == expected, case .constructed(let nodes) = content else {
-            throw ASN1Error.unexpectedFieldType(identifier)
+            throw ASN1Error.invalidASN1Object(reason: "\(what()): expected \(expected), found \(identifier)")
         }
         return Array(nodes)
     }
