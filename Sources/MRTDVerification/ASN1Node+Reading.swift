@@ -4,10 +4,11 @@ import SwiftASN1
 /// Small, checked accessors over SwiftASN1 nodes for the CMS and X.509 structures parsed here.
 /// Every failure is an `ASN1Error`, which callers turn into a stable reason code.
 extension ASN1Node {
-    /// The children of a constructed node whose identifier is `expected`.
+    /// The children of a constructed node whose identifier is `expected`; `what` names the
+    /// production in the error (`TBSCertificate: expected [UNIVERSAL 16], found …`).
     func children(_ expected: ASN1Identifier, _ what: @autoclosure () -> String) throws -> [ASN1Node] {
         guard identifier == expected, case .constructed(let nodes) = content else {
-            throw ASN1Error.unexpectedFieldType(identifier)
+            throw ASN1Error.invalidASN1Object(reason: "\(what()): expected \(expected), found \(identifier)")
         }
         return Array(nodes)
     }
@@ -58,11 +59,6 @@ enum OID {
     static let cscaMasterList = "2.23.136.1.1.2"
     /// `id-SecurityObject` of EF.CardSecurity (BSI TR-03110-3 §A.1.2.5).
     static let securityObject = "0.4.0.127.0.7.3.2.1"
-    static let subjectKeyIdentifier = "2.5.29.14"
-    static let keyUsage = "2.5.29.15"
-    static let basicConstraints = "2.5.29.19"
-    static let authorityKeyIdentifier = "2.5.29.35"
-    static let countryName = "2.5.4.6"
     static let md5 = "1.2.840.113549.2.5"
 }
 

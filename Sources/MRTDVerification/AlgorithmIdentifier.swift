@@ -1,3 +1,4 @@
+import MRTDCore
 import MRTDCrypto
 import SwiftASN1
 
@@ -5,22 +6,24 @@ import SwiftASN1
 /// (RFC 5280 §4.1.1.2), with the mapping to the digests and signature schemes passive
 /// authentication accepts (Doc 9303-12 §7: SHA-1/SHA-2, RSA PKCS #1 v1.5, RSA-PSS, ECDSA).
 struct AlgorithmIdentifier: Sendable, Hashable {
-    let oid: String
+    /// The OBJECT IDENTIFIER's content octets (compared as encoded; the dotted form is made on demand).
+    let oidBytes: [UInt8]
     /// The parameters as encoded (`nil` when absent).
     let parameters: [UInt8]?
 
-    init(oid: String, parameters: [UInt8]? = nil) {
-        self.oid = oid
-        self.parameters = parameters
-    }
-
     init(node: ASN1Node) throws {
         let parts = try node.children(.sequence, "AlgorithmIdentifier")
-        guard let first = parts.first, parts.count <= 2 else {
+        guard let first = parts.first, parts.count <= 2, first.identifier == .objectIdentifier else {
             throw ASN1Error.invalidASN1Object(reason: "AlgorithmIdentifier with \(parts.count) elements")
         }
-        oid = try first.oid()
+        _ = try ASN1ObjectIdentifier(berEncoded: first)  // validates the encoding
+        oidBytes = Array(try first.primitiveBytes())
         parameters = parts.count == 2 ? parts[1].bytes : nil
+    }
+
+    /// The dotted algorithm OID.
+    var oid: String {
+        (try? ASN1ObjectIdentifier(berEncoded: BER.parse([0x06, UInt8(oidBytes.count)] + oidBytes)).description) ?? oidBytes.hex
     }
 
     /// Whether the parameters are absent or NULL (RFC 5754 §2 allows both for hashes).
@@ -28,8 +31,9 @@ struct AlgorithmIdentifier: Sendable, Hashable {
 
     /// The digest named by this identifier. MD5 and unknown hashes are refused.
     func digestAlgorithm() throws(AlgorithmError) -> DigestAlgorithm {
-        if Self.weakDigests.contains(oid) { throw .notAllowed(oid) }
-        guard let digest = DigestAlgorithm(oid: oid) else { throw .unsupported(oid) }
+        let key = BytesKey(oidBytes)
+        if Self.weakDigests.contains(key) { throw .notAllowed(oid) }
+        guard let digest = Self.digests[key] else { throw .unsupported(oid) }
         guard hasNoParameters else { throw .badParameters(oid) }
         return digest
     }
@@ -38,33 +42,76 @@ struct AlgorithmIdentifier: Sendable, Hashable {
     /// `id-ecPublicKey`, as some SignerInfos carry) takes the hash from `defaultDigest` (the
     /// SignerInfo's digestAlgorithm); certificates pass `nil` and must name the hash.
     func signatureScheme(defaultDigest: DigestAlgorithm?) throws(AlgorithmError) -> SignatureScheme {
-        if Self.weakSignatures.contains(oid) { throw .notAllowed(oid) }
-        switch oid {
-        case "1.2.840.113549.1.1.1":
-            guard let defaultDigest else { throw .unsupported(oid) }
-            return .rsaPKCS1v15(defaultDigest)
-        case "1.2.840.113549.1.1.5", "1.3.14.3.2.29": return .rsaPKCS1v15(.sha1)
-        case "1.2.840.113549.1.1.14": return .rsaPKCS1v15(.sha224)
-        case "1.2.840.113549.1.1.11": return .rsaPKCS1v15(.sha256)
-        case "1.2.840.113549.1.1.12": return .rsaPKCS1v15(.sha384)
-        case "1.2.840.113549.1.1.13": return .rsaPKCS1v15(.sha512)
-        case "1.2.840.113549.1.1.10": return try pssScheme()
-        case "1.2.840.10045.2.1":
-            guard let defaultDigest else { throw .unsupported(oid) }
-            return .ecdsa(defaultDigest)
-        case "1.2.840.10045.4.1": return .ecdsa(.sha1)
-        case "1.2.840.10045.4.3.1": return .ecdsa(.sha224)
-        case "1.2.840.10045.4.3.2": return .ecdsa(.sha256)
-        case "1.2.840.10045.4.3.3": return .ecdsa(.sha384)
-        case "1.2.840.10045.4.3.4": return .ecdsa(.sha512)
-        // BSI TR-03111 §5.2.1 ecdsa-plain-signatures
-        case "0.4.0.127.0.7.1.1.4.1.1": return .ecdsaPlain(.sha1)
-        case "0.4.0.127.0.7.1.1.4.1.2": return .ecdsaPlain(.sha224)
-        case "0.4.0.127.0.7.1.1.4.1.3": return .ecdsaPlain(.sha256)
-        case "0.4.0.127.0.7.1.1.4.1.4": return .ecdsaPlain(.sha384)
-        case "0.4.0.127.0.7.1.1.4.1.5": return .ecdsaPlain(.sha512)
-        default: throw .unsupported(oid)
+        guard let entry = Self.signatures[BytesKey(oidBytes)] else { throw .unsupported(oid) }
+        switch entry {
+        case .weak: throw .notAllowed(oid)
+        case .pss: return try pssScheme()
+        case .rsa(let digest):
+            guard let digest = digest ?? defaultDigest else { throw .unsupported(oid) }
+            return .rsaPKCS1v15(digest)
+        case .ecdsa(let digest):
+            guard let digest = digest ?? defaultDigest else { throw .unsupported(oid) }
+            return .ecdsa(digest)
+        case .ecdsaPlain(let digest): return .ecdsaPlain(digest)
         }
+    }
+
+    /// What a signature algorithm OID stands for (`nil` digest: taken from the SignerInfo).
+    private enum SignatureEntry {
+        case rsa(DigestAlgorithm?)
+        case pss
+        case ecdsa(DigestAlgorithm?)
+        case ecdsaPlain(DigestAlgorithm)
+        case weak
+    }
+
+    /// Looked up by encoded OID: no dotted strings on the verification path.
+    private static let signatures: [BytesKey: SignatureEntry] = {
+        let table: [(String, SignatureEntry)] = [
+            ("1.2.840.113549.1.1.1", .rsa(nil)),  // rsaEncryption
+            ("1.2.840.113549.1.1.5", .rsa(.sha1)), ("1.3.14.3.2.29", .rsa(.sha1)),
+            ("1.2.840.113549.1.1.14", .rsa(.sha224)), ("1.2.840.113549.1.1.11", .rsa(.sha256)),
+            ("1.2.840.113549.1.1.12", .rsa(.sha384)), ("1.2.840.113549.1.1.13", .rsa(.sha512)),
+            ("1.2.840.113549.1.1.10", .pss),
+            ("1.2.840.10045.2.1", .ecdsa(nil)),  // id-ecPublicKey
+            ("1.2.840.10045.4.1", .ecdsa(.sha1)), ("1.2.840.10045.4.3.1", .ecdsa(.sha224)),
+            ("1.2.840.10045.4.3.2", .ecdsa(.sha256)), ("1.2.840.10045.4.3.3", .ecdsa(.sha384)),
+            ("1.2.840.10045.4.3.4", .ecdsa(.sha512)),
+            // BSI TR-03111 §5.2.1 ecdsa-plain-signatures
+            ("0.4.0.127.0.7.1.1.4.1.1", .ecdsaPlain(.sha1)), ("0.4.0.127.0.7.1.1.4.1.2", .ecdsaPlain(.sha224)),
+            ("0.4.0.127.0.7.1.1.4.1.3", .ecdsaPlain(.sha256)), ("0.4.0.127.0.7.1.1.4.1.4", .ecdsaPlain(.sha384)),
+            ("0.4.0.127.0.7.1.1.4.1.5", .ecdsaPlain(.sha512)),
+            // md2/md4/md5WithRSAEncryption
+            ("1.2.840.113549.1.1.2", .weak), ("1.2.840.113549.1.1.3", .weak), ("1.2.840.113549.1.1.4", .weak),
+        ]
+        return Dictionary(uniqueKeysWithValues: table.map { (BytesKey(encodedOID($0.0)), $0.1) })
+    }()
+
+    private static let digests: [BytesKey: DigestAlgorithm] = Dictionary(
+        uniqueKeysWithValues: DigestAlgorithm.allCases.map { (BytesKey(encodedOID($0.oid)), $0) })
+
+    /// MD2, MD4, MD5 (Doc 9303-12 §7 permits SHA-1 and SHA-2 only).
+    private static let weakDigests: Set<BytesKey> = Set(
+        ["1.2.840.113549.2.2", "1.2.840.113549.2.4", OID.md5].map { BytesKey(encodedOID($0)) })
+
+    /// MGF1 (RFC 8017 §B.2.1).
+    private static let mgf1 = encodedOID("1.2.840.113549.1.1.8")
+
+    /// The content octets of a dotted OID (X.690 §8.19), for the lookup tables.
+    static func encodedOID(_ dotted: String) -> [UInt8] {
+        let arcs = dotted.split(separator: ".").compactMap { UInt($0) }
+        guard arcs.count >= 2 else { return [] }
+        var out: [UInt8] = []
+        for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {
+            var chunk: [UInt8] = [UInt8(arc & 0x7F)]
+            var rest = arc >> 7
+            while rest > 0 {
+                chunk.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
+                rest >>= 7
+            }
+            out += chunk
+        }
+        return out
     }
 
     /// RFC 4055 §3.1:
@@ -91,7 +138,7 @@ struct AlgorithmIdentifier: Sendable, Hashable {
                 case .context(0): digest = try AlgorithmIdentifier(node: value).digestAlgorithm()
                 case .context(1):
                     let mgfID = try AlgorithmIdentifier(node: value)
-                    guard mgfID.oid == "1.2.840.113549.1.1.8", let mgfParameters = mgfID.parameters else {
+                    guard mgfID.oidBytes == Self.mgf1, let mgfParameters = mgfID.parameters else {
                         throw AlgorithmError.unsupported(mgfID.oid)
                     }
                     mgf = try AlgorithmIdentifier(node: BER.parse(mgfParameters)).digestAlgorithm()
@@ -110,10 +157,6 @@ struct AlgorithmIdentifier: Sendable, Hashable {
         return .rsaPSS(digest: digest, mgf1Digest: mgf, saltLength: salt)
     }
 
-    /// MD2, MD4, MD5 (Doc 9303-12 §7 permits SHA-1 and SHA-2 only).
-    static let weakDigests: Set<String> = ["1.2.840.113549.2.2", "1.2.840.113549.2.4", OID.md5]
-    /// md2/md4/md5WithRSAEncryption.
-    static let weakSignatures: Set<String> = ["1.2.840.113549.1.1.2", "1.2.840.113549.1.1.3", "1.2.840.113549.1.1.4"]
 }
 
 /// Why an algorithm identifier was refused.

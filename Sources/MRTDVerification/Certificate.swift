@@ -101,23 +101,27 @@ public struct Certificate: Sendable, Hashable {
                 let parts = try ext.children(.sequence, "Extension")
                 guard parts.count >= 2, let value = parts.last else { continue }
                 let extensionValue = try value.octetStringBytes()
-                switch try parts[0].oid() {
-                case OID.subjectKeyIdentifier:
+                guard parts[0].identifier == .objectIdentifier else { throw ASN1Error.invalidASN1Object(reason: "extnID") }
+                let id = try parts[0].primitiveBytes()
+                // id-ce (2.5.29) extensions: 55 1D nn
+                guard id.count == 3, id.first == 0x55, id.dropFirst().first == 0x1D, let last = id.last else { continue }
+                switch last {
+                case 14:  // subjectKeyIdentifier
                     ski = try ASN1OctetString(berEncoded: BER.parse(extensionValue)).bytes.map { $0 }
-                case OID.authorityKeyIdentifier:
+                case 35:  // authorityKeyIdentifier
                     // AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL, … }
                     for child in try BER.parse(extensionValue).children(.sequence, "AuthorityKeyIdentifier")
                     where child.identifier == .context(0) {
                         aki = Array(try child.primitiveBytes())
                     }
-                case OID.keyUsage:
+                case 15:  // keyUsage
                     let bits = try ASN1BitString(berEncoded: BER.parse(extensionValue))
                     var value: UInt16 = 0
                     for (i, byte) in bits.bytes.prefix(2).enumerated() {
                         value |= UInt16(byte.bitReversed) << (8 * i)
                     }
                     usage = value
-                case OID.basicConstraints:
+                case 19:  // basicConstraints
                     let seq = try BER.parse(extensionValue).children(.sequence, "BasicConstraints")
                     if let first = seq.first, first.identifier == .boolean { ca = try Bool(berEncoded: first) }
                 default: break
@@ -156,7 +160,7 @@ public struct Certificate: Sendable, Hashable {
     }
 
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.derBytes == rhs.derBytes }
-    public func hash(into hasher: inout Hasher) { hasher.combine(derBytes) }
+    public func hash(into hasher: inout Hasher) { derBytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
 }
 
 extension UInt8 {

@@ -12,39 +12,79 @@ import SwiftASN1
 /// ```
 ///
 /// Issuers re-encode names (PrintableString vs UTF8String, case, spacing), so matching uses
-/// ``matchKey``: every attribute as `oid=value` with the value case-folded and white space
+/// ``matchKey``: every attribute as `oid-hex=value` with the value case-folded and white space
 /// collapsed (the spirit of RFC 5280 §7.1), in sorted order.
 public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     /// The DER bytes as they appear in the certificate.
     public let derBytes: [UInt8]
     /// The normalised form used to match an issuer to a subject.
     public let matchKey: String
-    /// RFC 4514 style, most significant last: `CN=CSCA-GERMANY,OU=BSI,O=bund,C=DE`.
-    public let description: String
     /// The `countryName` attribute, upper-cased, if any.
     public let country: String?
+
+    /// RFC 4514 style, most significant last: `CN=CSCA-GERMANY,OU=BSI,O=bund,C=DE` (built on
+    /// demand: a trust store holds thousands of names and shows few).
+    public var description: String {
+        guard let node = try? BER.parse(derBytes), let attributes = try? Self.attributes(node) else { return "#" + derBytes.hex }
+        return attributes.reversed().map { (Self.shortNames[$0.type] ?? $0.type) + "=" + Self.string($0.value) }
+            .joined(separator: ",")
+    }
 
     init(node: ASN1Node) throws {
         derBytes = node.bytes
         var keyParts: [String] = []
-        var shown: [String] = []
         var country: String?
-        for rdn in try node.children(.sequence, "Name") {
-            for atv in try rdn.children(.set, "RDN") {
-                let parts = try atv.children(.sequence, "AttributeTypeAndValue")
-                guard parts.count == 2 else { throw ASN1Error.invalidASN1Object(reason: "AttributeTypeAndValue") }
-                let type = try parts[0].oid()
-                let value = Self.string(parts[1])
-                if type == OID.countryName { country = value.uppercased() }
-                keyParts.append(type + "=" + value.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased())
-                shown.append((Self.shortNames[type] ?? type) + "=" + value)
-            }
+        for (typeNode, value) in try Self.attributeNodes(node) {
+            let type = try typeNode.primitiveBytes()
+            let text = Self.string(value)
+            if type.elementsEqual([0x55, 0x04, 0x06]) { country = text.uppercased() }  // 2.5.4.6 countryName
+            keyParts.append(type.hex + "=" + Self.folded(text))
         }
         // Order-insensitive: some issuers write the SignerInfo's issuer with the RDNs in another
         // order than the certificate (a Malaysian SOD does); signatures decide the rest.
         matchKey = keyParts.sorted().joined(separator: ",")
-        description = shown.reversed().joined(separator: ",")
         self.country = country
+    }
+
+    /// Every AttributeTypeAndValue in order, as (type OID, value node).
+    private static func attributes(_ node: ASN1Node) throws -> [(type: String, value: ASN1Node)] {
+        try attributeNodes(node).map { (try $0.type.oid(), $0.value) }
+    }
+
+    /// Every AttributeTypeAndValue in order, as (type node, value node).
+    private static func attributeNodes(_ node: ASN1Node) throws -> [(type: ASN1Node, value: ASN1Node)] {
+        var out: [(type: ASN1Node, value: ASN1Node)] = []
+        for rdn in try node.children(.sequence, "Name") {
+            for atv in try rdn.children(.set, "RDN") {
+                let parts = try atv.children(.sequence, "AttributeTypeAndValue")
+                guard parts.count == 2, parts[0].identifier == .objectIdentifier else {
+                    throw ASN1Error.invalidASN1Object(reason: "AttributeTypeAndValue")
+                }
+                out.append((parts[0], parts[1]))
+            }
+        }
+        return out
+    }
+
+    /// Case-folded, white space runs collapsed to one space, trimmed.
+    private static func folded(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            let isSpace = scalar.isASCII
+                ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
+            if isSpace {
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if pendingSpace { out.append(" "); pendingSpace = false }
+            if scalar.isASCII {
+                out.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value + 0x20)! : scalar)
+            } else {
+                out.append(contentsOf: String(scalar).lowercased().unicodeScalars)
+            }
+        }
+        return String(out)
     }
 
     public static func == (lhs: DistinguishedName, rhs: DistinguishedName) -> Bool { lhs.matchKey == rhs.matchKey }

@@ -47,9 +47,13 @@ extension TrustStore {
         guard !signer.signatureValue.isEmpty else { throw PAFailure(.dscSignatureInvalid, "certificate signature is empty") }
 
         var candidates = candidateIssuers(of: signer)
-        var extra = TrustStore()
-        for certificate in extraAnchors { extra.addAnchor(certificate, source: "signed message") }
-        candidates += extra.candidateIssuers(of: signer)
+        var extra: TrustStore?
+        if !extraAnchors.isEmpty {
+            var store = TrustStore()
+            for certificate in extraAnchors { store.addAnchor(certificate, source: "signed message") }
+            candidates += store.candidateIssuers(of: signer)
+            extra = store
+        }
         guard !candidates.isEmpty else {
             if let aki = signer.authorityKeyIdentifier, !anchors(withKeyIdentifier: aki).isEmpty {
                 throw PAFailure(.cscaNotFound, "a CSCA has the authority key identifier, but not the issuer name \(signer.issuer)")
@@ -69,7 +73,7 @@ extension TrustStore {
         }
 
         // Revocation (Doc 9303-12 §7.1.4): CRLs by the CSCA's name, trusted only if the CSCA signed them.
-        let crls = self.crls(issuedBy: anchor.certificate) + extra.crls(issuedBy: anchor.certificate)
+        let crls = self.crls(issuedBy: anchor.certificate) + (extra?.crls(issuedBy: anchor.certificate) ?? [])
         if crls.isEmpty {
             warnings.append("revocationNotChecked")
         } else if let key = try? anchor.publicKey() {

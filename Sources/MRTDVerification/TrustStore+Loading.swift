@@ -110,8 +110,11 @@ extension TrustStore {
             }
             return
         }
-        // DER: a certificate, a CRL or a SignedData (master list), told apart by structure.
-        if let certificate = try? Certificate(derEncoded: bytes) {
+        // DER: a certificate, a CRL or a SignedData (master list), told apart by structure before
+        // anything is parsed in full (a master list is a megabyte of certificates).
+        if lower.hasSuffix(".ml") || Self.looksLikeContentInfo(bytes) {
+            pendingMasterLists.append((bytes, path, test))
+        } else if let certificate = try? Certificate(derEncoded: bytes) {
             if let problem = add(certificate, path: path, test: test) {
                 report.rejected.append(.init(path: path, reason: problem))
             } else {
@@ -121,8 +124,6 @@ extension TrustStore {
         } else if let crl = try? CertificateRevocationList(derEncoded: bytes) {
             addCRL(crl)
             report.sources.append(.init(path: path, kind: "crl", certificates: 0, crls: 1))
-        } else if (try? SignedData(contentInfo: bytes[...])) != nil || lower.hasSuffix(".ml") {
-            pendingMasterLists.append((bytes, path, test))
         } else {
             report.rejected.append(.init(path: path, reason: "not a certificate, CRL or master list"))
         }
@@ -196,6 +197,14 @@ extension TrustStore {
             let value = byCountry[key]!
             return .init(country: key, cscas: value.count, expired: value.expired, latestExpiry: UTCDate.iso8601(value.latest))
         }
+    }
+
+    /// `SEQUENCE { OBJECT IDENTIFIER, … }`: a CMS ContentInfo (certificates and CRLs start with a SEQUENCE).
+    static func looksLikeContentInfo(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count > 4, bytes[0] == 0x30 else { return false }
+        let lengthByte = bytes[1]
+        let header = lengthByte == 0x80 ? 2 : lengthByte & 0x80 == 0 ? 2 : 2 + Int(lengthByte & 0x7F)
+        return header < bytes.count && bytes[header] == 0x06
     }
 
     /// Regular files under `path` (itself when it is a file), sorted, skipping documentation,

@@ -34,9 +34,9 @@ public struct TrustStore: Sendable, Equatable {
     /// What was loaded and rejected, and why.
     public internal(set) var report = TrustStoreReport()
 
-    private var anchorsByKeyID: [[UInt8]: [Int]] = [:]
+    private var anchorsByKeyID: [BytesKey: [Int]] = [:]
     private var anchorsBySubject: [String: [Int]] = [:]
-    private var anchorIndexByDER: [[UInt8]: Int] = [:]
+    private var anchorIndexByDER: [BytesKey: Int] = [:]
     private var crlsByIssuer: [String: [Int]] = [:]
 
     /// An empty store: every verification against it ends in `cscaNotFound`.
@@ -54,12 +54,13 @@ public struct TrustStore: Sendable, Equatable {
     /// Adds a CSCA or link certificate as a trust anchor. Returns `false` for a duplicate.
     @discardableResult
     public mutating func addAnchor(_ certificate: Certificate, source: String, isTestMaterial: Bool = false) -> Bool {
-        guard anchorIndexByDER[certificate.derBytes] == nil else { return false }
+        let key = BytesKey(certificate.derBytes)
+        guard anchorIndexByDER[key] == nil else { return false }
         let index = anchors.count
-        let test = isTestMaterial || certificate.subject.description.uppercased().contains("TEST ONLY")
+        let test = isTestMaterial || (certificate.subject.country == "UT" && certificate.subject.matchKey.contains("test only"))
         anchors.append(Anchor(certificate: certificate, source: source, isTestMaterial: test))
-        anchorIndexByDER[certificate.derBytes] = index
-        if let ski = certificate.subjectKeyIdentifier { anchorsByKeyID[ski, default: []].append(index) }
+        anchorIndexByDER[key] = index
+        if let ski = certificate.subjectKeyIdentifier { anchorsByKeyID[BytesKey(ski), default: []].append(index) }
         anchorsBySubject[certificate.subject.matchKey, default: []].append(index)
         return true
     }
@@ -90,7 +91,7 @@ public struct TrustStore: Sendable, Equatable {
 
     /// Anchors whose subject key identifier is `keyIdentifier` (for diagnostics).
     func anchors(withKeyIdentifier keyIdentifier: [UInt8]) -> [Anchor] {
-        (anchorsByKeyID[keyIdentifier] ?? []).map { anchors[$0] }
+        (anchorsByKeyID[BytesKey(keyIdentifier)] ?? []).map { anchors[$0] }
     }
 
     /// Document signers from the store matching a SignerInfo identifier.
@@ -124,5 +125,19 @@ final class PublicKeyCache: @unchecked Sendable {
         let key = try decode()
         cached = key
         return key
+    }
+}
+
+/// A byte string as a dictionary key, hashed in one call rather than byte by byte (certificate
+/// DER is ~1.5 KB; a master list has hundreds).
+struct BytesKey: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

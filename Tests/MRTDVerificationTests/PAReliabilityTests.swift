@@ -56,6 +56,11 @@ import Testing
         #expect(report.reason == .digestAlgorithmNotAllowed)
     }
 
+    @Test func missingDigestAlgorithmsSetFails() throws {
+        let report = try verify(pki: pki) { $0.omitDigestAlgorithms = true }
+        #expect(report.reason == .sodMalformed)
+    }
+
     @Test func md5SignerDigestFails() throws {
         let report = try verify(pki: pki) { $0.signerDigestOverride = DERBuilder.md5 }
         #expect(report.reason == .digestAlgorithmNotAllowed)
@@ -82,6 +87,16 @@ import Testing
     @Test(arguments: [0, 2, 4])
     func wrongSignerInfoVersionFails(version: Int) throws {
         let report = try verify(pki: pki) { $0.signerVersion = version }
+        #expect(report.reason == .sodMalformed)
+    }
+
+    @Test func missingSignedDataVersionFails() throws {
+        let report = try verify(pki: pki) { $0.omitVersion = true }
+        #expect(report.reason == .sodMalformed)
+    }
+
+    @Test func missingSignerInfoVersionFails() throws {
+        let report = try verify(pki: pki) { $0.omitSignerVersion = true }
         #expect(report.reason == .sodMalformed)
     }
 

@@ -123,3 +123,18 @@ private final class KeyCache: @unchecked Sendable {
         return key
     }
 }
+
+extension FixturePKI {
+    /// A CSCA master list (Doc 9303-12 §9: SignedData, eContentType id-icao-cscaMasterList,
+    /// `CscaMasterList ::= SEQUENCE { version, certList SET OF Certificate }`) holding
+    /// `certificates`, signed by this PKI's DSC acting as master list signer.
+    public func masterList(containing certificates: [[UInt8]], _ modify: (inout TestSignedData) -> Void = { _ in }) throws -> [UInt8] {
+        typealias D = DERBuilder
+        let content = D.sequence(D.integer(0), D.set(certificates))
+        var signed = TestSignedData(
+            eContentType: "2.23.136.1.1.2", eContent: content, certificates: [dsc],
+            signerIdentifier: .issuerAndSerialNumber(issuer: cscaName, serial: dscSerial), digest: .sha256, scheme: scheme)
+        modify(&signed)
+        return try signed.build(signedBy: dscKey)
+    }
+}

@@ -16,6 +16,11 @@ public struct TestSignedData: Sendable {
     public enum SignatureValue: Sendable { case valid, corrupted, missing, empty }
 
     public var version = 3
+    /// Leave out the SignedData version, the SignerInfo version or the digestAlgorithms SET
+    /// (TR-03105 LDS_H_20/21/22/26).
+    public var omitVersion = false
+    public var omitSignerVersion = false
+    public var omitDigestAlgorithms = false
     /// The digestAlgorithms SET as DER AlgorithmIdentifiers; nil writes the signer's digest.
     public var digestAlgorithms: [[UInt8]]?
     public var eContentType: String
@@ -92,7 +97,7 @@ public struct TestSignedData: Sendable {
             defaultVersion = 3
         }
         var signerInfo: [[UInt8]] = [
-            D.integer(signerVersion ?? defaultVersion), sid, signerDigestOverride ?? D.algorithm(digest.oid),
+            omitSignerVersion ? [] : D.integer(signerVersion ?? defaultVersion), sid, signerDigestOverride ?? D.algorithm(digest.oid),
             [0xA0] + Array(signedAttributes.dropFirst()),
             signatureAlgorithmOverride ?? D.signatureAlgorithm(scheme),
         ]
@@ -108,7 +113,7 @@ public struct TestSignedData: Sendable {
         }
         let encapsulated = constructed(0x30, omitEContentType ? [] : D.oid(eContentType), eContentField)
         let digestSet = D.set(digestAlgorithms ?? [D.algorithm(digest.oid)])
-        var fields: [UInt8] = D.integer(version) + digestSet + encapsulated
+        var fields: [UInt8] = (omitVersion ? [] : D.integer(version)) + (omitDigestAlgorithms ? [] : digestSet) + encapsulated
         if !certificates.isEmpty { fields += D.tlv(0xA0, certificates.flatMap { $0 }) }
         fields += D.set([D.sequence(signerInfo)])
         return constructed(0x30, D.oid("1.2.840.113549.1.7.2"), constructed(0xA0, constructed(0x30, fields)))
