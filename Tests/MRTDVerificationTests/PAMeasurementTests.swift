@@ -65,20 +65,25 @@ import Testing
         let groups = files.filter { $0.key.dataGroupNumber != nil }.map(\.value)
         let attributes = try #require(signer.signedAttributesForSignature)
 
-        let iterations = 200
-        let baseline = try Self.median(5) {
-            for _ in 0..<iterations {
-                let dscKey = try PublicKey(subjectPublicKeyInfo: dsc.subjectPublicKeyInfo)
-                guard try dscKey.verify(signature: signer.signature, message: attributes, scheme: scheme),
-                      try cscaKey.verify(signature: dsc.signatureValue, message: dsc.tbsBytes, scheme: dscScheme)
-                else { Issue.record("baseline verification failed"); return }
-                _ = DigestAlgorithm.sha256.hash(content)
-                for group in groups { _ = DigestAlgorithm.sha256.hash(group) }
-            }
-        } / Double(iterations)
-        let full = Self.median(5) {
-            for _ in 0..<iterations { _ = PassiveAuthentication.verify(files: files, trustStore: store) }
-        } / Double(iterations)
+        let iterations = 100
+        // Interleaved, fastest of 7 each: the machine is shared with other builds.
+        var baseline = Double.infinity
+        var full = Double.infinity
+        for _ in 0..<7 {
+            baseline = min(baseline, try Self.median(1) {
+                for _ in 0..<iterations {
+                    let dscKey = try PublicKey(subjectPublicKeyInfo: dsc.subjectPublicKeyInfo)
+                    guard try dscKey.verify(signature: signer.signature, message: attributes, scheme: scheme),
+                          try cscaKey.verify(signature: dsc.signatureValue, message: dsc.tbsBytes, scheme: dscScheme)
+                    else { Issue.record("baseline verification failed"); return }
+                    _ = DigestAlgorithm.sha256.hash(content)
+                    for group in groups { _ = DigestAlgorithm.sha256.hash(group) }
+                }
+            } / Double(iterations))
+            full = min(full, Self.median(1) {
+                for _ in 0..<iterations { _ = PassiveAuthentication.verify(files: files, trustStore: store) }
+            } / Double(iterations))
+        }
         print("MEASURE PA \(keyType): \(String(format: "%.3f", full)) ms CPU per document vs \(String(format: "%.3f", baseline)) ms for its two signatures + hashing = \(String(format: "%.2f", full / baseline))x")
     }
 

@@ -37,6 +37,16 @@ import Testing
         print("PROFILE µs: extent \(Int(extent)), SignedData parse \(Int(parse)) (BER.parse \(Int(berOnly)), one certificate \(Int(cert))), signer verify \(Int(signer)), LSO \(Int(lso)), EF.COM \(Int(com)), chain \(Int(chain)), DSC key decode \(Int(key)), whole PA \(Int(all))")
     }
 
+    /// A loop of PA alone (RSA), for `perf record --filter onlyPassiveAuthenticationLoop`.
+    @Test func onlyPassiveAuthenticationLoop() throws {
+        let pki = try FixturePKI.make(.rsa)
+        let files = try FixtureDocument().files(pki: pki)
+        let store = try trustStore(pki)
+        let n = 2000
+        let each = Self.perCall(n) { _ = PassiveAuthentication.verify(files: files, trustStore: store) }
+        print("PROFILE µs: PA RSA \(Int(each))")
+    }
+
     @Test func stepsOfLoadingAMasterList() throws {
         guard let bytes = sharedSample("gmrtd/master_lists/DE_ML_2026-05-28-08-28-45.ml") else { return }
         let n = 5
