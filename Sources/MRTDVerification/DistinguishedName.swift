@@ -32,18 +32,51 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     init(node: ASN1Node) throws {
         derBytes = node.bytes
-        var keyParts: [String] = []
+        var parts: [[UInt8]] = []
         var country: String?
         for (typeNode, value) in try Self.attributeNodes(node) {
             let type = try typeNode.primitiveBytes()
-            let text = Self.string(value)
-            if type.elementsEqual([0x55, 0x04, 0x06]) { country = text.uppercased() }  // 2.5.4.6 countryName
-            keyParts.append(type.hex + "=" + Self.folded(text))
+            var part: [UInt8] = []
+            part.reserveCapacity(type.count * 2 + 40)
+            for byte in type {
+                part.append(Self.hexDigits[Int(byte >> 4)])
+                part.append(Self.hexDigits[Int(byte & 0x0F)])
+            }
+            part.append(UInt8(ascii: "="))
+            Self.appendFolded(value, to: &part)
+            if type.elementsEqual([0x55, 0x04, 0x06]) {  // 2.5.4.6 countryName
+                country = Self.string(value).uppercased()
+            }
+            parts.append(part)
         }
         // Order-insensitive: some issuers write the SignerInfo's issuer with the RDNs in another
         // order than the certificate (a Malaysian SOD does); signatures decide the rest.
-        matchKey = keyParts.sorted().joined(separator: ",")
+        parts.sort { $0.lexicographicallyPrecedes($1) }
+        matchKey = String(decoding: Array(parts.joined(separator: [UInt8(ascii: ",")])), as: UTF8.self)
         self.country = country
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Appends the value case-folded with white space runs collapsed: on the bytes for ASCII
+    /// strings (nearly every CSCA name), through Unicode case folding otherwise.
+    private static func appendFolded(_ value: ASN1Node, to out: inout [UInt8]) {
+        if case .primitive(let bytes) = value.content, [0x0C, 0x13, 0x16, 0x14].contains(value.identifier.tagNumber),
+           bytes.allSatisfy({ $0 < 0x80 }) {
+            var pendingSpace = false
+            var wrote = false
+            for byte in bytes {
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    pendingSpace = wrote
+                    continue
+                }
+                if pendingSpace { out.append(0x20); pendingSpace = false }
+                out.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+                wrote = true
+            }
+            return
+        }
+        out += Array(folded(string(value)).utf8)
     }
 
     /// Every AttributeTypeAndValue in order, as (type OID, value node).

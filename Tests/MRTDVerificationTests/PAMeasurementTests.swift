@@ -12,6 +12,13 @@ import Testing
 /// `swift build -c release --build-tests && swift test -c release --skip-build --filter PAMeasurementTests`.
 /// Each asserts only that the measured work succeeded; the numbers are for the report.
 @Suite(.serialized) struct PAMeasurementTests {
+    /// Debug builds only check that the measured code runs; numbers come from release builds.
+    #if DEBUG
+    static let scale = 0.05
+    #else
+    static let scale = 1.0
+    #endif
+
     /// Milliseconds of CPU time this thread used: stable on a machine shared with other builds,
     /// where wall time is not (the numbers are reported as CPU time).
     static func threadCPUMilliseconds() -> Double {
@@ -65,20 +72,25 @@ import Testing
         let groups = files.filter { $0.key.dataGroupNumber != nil }.map(\.value)
         let attributes = try #require(signer.signedAttributesForSignature)
 
-        let iterations = 200
-        let baseline = try Self.median(5) {
-            for _ in 0..<iterations {
-                let dscKey = try PublicKey(subjectPublicKeyInfo: dsc.subjectPublicKeyInfo)
-                guard try dscKey.verify(signature: signer.signature, message: attributes, scheme: scheme),
-                      try cscaKey.verify(signature: dsc.signatureValue, message: dsc.tbsBytes, scheme: dscScheme)
-                else { Issue.record("baseline verification failed"); return }
-                _ = DigestAlgorithm.sha256.hash(content)
-                for group in groups { _ = DigestAlgorithm.sha256.hash(group) }
-            }
-        } / Double(iterations)
-        let full = Self.median(5) {
-            for _ in 0..<iterations { _ = PassiveAuthentication.verify(files: files, trustStore: store) }
-        } / Double(iterations)
+        let iterations = max(2, Int(100 * Self.scale))
+        // Interleaved, fastest of 7 each: the machine is shared with other builds.
+        var baseline = Double.infinity
+        var full = Double.infinity
+        for _ in 0..<7 {
+            baseline = min(baseline, try Self.median(1) {
+                for _ in 0..<iterations {
+                    let dscKey = try PublicKey(subjectPublicKeyInfo: dsc.subjectPublicKeyInfo)
+                    guard try dscKey.verify(signature: signer.signature, message: attributes, scheme: scheme),
+                          try cscaKey.verify(signature: dsc.signatureValue, message: dsc.tbsBytes, scheme: dscScheme)
+                    else { Issue.record("baseline verification failed"); return }
+                    _ = DigestAlgorithm.sha256.hash(content)
+                    for group in groups { _ = DigestAlgorithm.sha256.hash(group) }
+                }
+            } / Double(iterations))
+            full = min(full, Self.median(1) {
+                for _ in 0..<iterations { _ = PassiveAuthentication.verify(files: files, trustStore: store) }
+            } / Double(iterations))
+        }
         print("MEASURE PA \(keyType): \(String(format: "%.3f", full)) ms CPU per document vs \(String(format: "%.3f", baseline)) ms for its two signatures + hashing = \(String(format: "%.2f", full / baseline))x")
     }
 
@@ -86,7 +98,7 @@ import Testing
         guard let root = sharedSamplesRoot(), let sod = sharedSample("gmrtd/sod/EF_SOD_DE.bin") else { return }
         let store = TrustStore.load(paths: [root.appendingPathComponent("gmrtd/master_lists").path])
         #expect(PassiveAuthentication.verify(files: [.sod: sod], trustStore: store).result == .passed)
-        let iterations = 50
+        let iterations = max(2, Int(50 * Self.scale))
         let full = Self.median(3) {
             for _ in 0..<iterations { _ = PassiveAuthentication.verify(files: [.sod: sod], trustStore: store) }
         } / Double(iterations)

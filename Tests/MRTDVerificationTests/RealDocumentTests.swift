@@ -50,4 +50,28 @@ import Testing
         #expect(verdict.reason == nil, "\(path): \(verdict.reason?.rawValue ?? "") \(verdict.detail ?? "")")
         #expect(verdict.securityInfos != nil)
     }
+
+    @Test(arguments: ["EF_CardSecurity_BSI_EAC_WorkedExample_DH.bin", "EF_CardSecurity_BSI_EAC_WorkedExample_ECDH.bin"])
+    func workedExampleCardSecurityHasNoCSCAButAValidSignature(file: String) throws {
+        guard let store = Self.store, let bytes = sharedSample("openpace/cardsecurity/\(file)") else { return }
+        let verdict = PassiveAuthentication.verifyCardSecurity(bytes, trustStore: store)
+        // Its CSCA is not published: the chain fails, the signature itself does not.
+        #expect(verdict.reason == .cscaNotFound, "\(verdict.detail ?? "")")
+        #expect(verdict.dsc != nil)
+    }
+
+    @Test func indonesianSODFailsWithoutTheIndonesianCSCAs() throws {
+        guard let root = sharedSamplesRoot(), let sod = sharedSample("gmrtd/sod/EF_SOD_ID.bin") else { return }
+        let listsOnly = TrustStore.load(paths: [root.appendingPathComponent("gmrtd/master_lists").path])
+        let report = PassiveAuthentication.verify(files: [.sod: sod], trustStore: listsOnly)
+        #expect(report.reason == .cscaNotFound)
+        #expect(report.signatureScheme != nil)
+    }
+
+    @Test func realSODWithOneFlippedSignatureBitFails() throws {
+        guard let store = Self.store, var sod = sharedSample("gmrtd/sod/EF_SOD_FR.bin") else { return }
+        sod[sod.count - 10] ^= 0x01  // inside the SignerInfo signature, the last field
+        let report = PassiveAuthentication.verify(files: [.sod: sod], trustStore: store)
+        #expect(report.reason == .sodSignatureInvalid)
+    }
 }
