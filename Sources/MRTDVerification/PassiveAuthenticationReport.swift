@@ -94,12 +94,15 @@ public struct PassiveAuthenticationReport: Sendable {
 
 extension ReadResult {
     /// Sets `checks.passiveAuthentication` from `report` and the overall `status` by its rule:
-    /// `valid` only if passive authentication passed, `invalid` if it failed, `unverified` if it
-    /// was not performed. A failed read (`status: failed`) stays failed.
+    /// `valid` only if passive authentication passed and covered at least one data group read,
+    /// `invalid` if it failed, `unverified` if it was not performed or only the SOD was checked.
+    /// A failed read (`status: failed`) stays failed.
     public mutating func apply(_ report: PassiveAuthenticationReport) {
         checks.passiveAuthentication = report.check
         guard status != .failed else { return }
         switch report.result {
+        // The SOD alone (no data group verified against it) proves nothing about the holder's data.
+        case .passed where !report.fileHashes.values.contains(.valid): status = .unverified
         case .passed: status = .valid
         case .failed: status = .invalid
         case .notPerformed: status = .unverified
