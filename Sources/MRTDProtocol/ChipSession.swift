@@ -63,11 +63,16 @@ public final class ChipSession {
     public let options: ReadOptions
     private let channel: ChipChannel
     private let random: any RandomSource
+    private let progress: ReadProgressHandler?
 
-    public init(transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom()) {
+    public init(
+        transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
+        progress: ReadProgressHandler? = nil
+    ) {
         self.options = options
         self.channel = ChipChannel(transport: transport)
         self.random = random
+        self.progress = progress
     }
 
     /// What crossed the wire so far (also valid after a failed `run`).
@@ -76,6 +81,7 @@ public final class ChipSession {
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
 
+        progress?(.init(phase: .selecting, percent: 0))
         var lds2 = false
         if options.probeLDS2 {
             lds2 = try await channel.selectApplication(ApplicationID.lds2) == .success
@@ -83,6 +89,7 @@ public final class ChipSession {
         let selected = try await channel.selectApplication(ApplicationID.lds1)
         guard selected == .success else { throw ProtocolError.notAnEMRTD(selected) }
 
+        progress?(.init(phase: .authenticating, percent: 5))
         let access: ReadResult.AccessInfo
         switch options.accessKey {
         case .mrz(let key):
@@ -95,6 +102,8 @@ public final class ChipSession {
         var skipped: [ReadResult.SkippedFile] = []
 
         var warnings: [String] = []
+        // Files from 15 % to 95 %; the count of planned files is known only after EF.COM.
+        progress?(.init(phase: .reading, file: LDSFile.com.name, percent: 15))
         let com = try await reader.read(.com)
         files[.com] = com
         // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
@@ -104,12 +113,15 @@ public final class ChipSession {
         } catch {
             warnings.append("EF_COM: \(error)")
         }
+        let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
+            // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
+            .filter { listed?.contains($0) ?? true || $0 == .dg(1) || $0 == .dg(2) }
+        let planned = wanted.count + 2
+        progress?(.init(phase: .reading, file: LDSFile.sod.name, percent: 15 + 80 / planned))
         files[.sod] = try await reader.read(.sod)
 
-        let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
-        for file in wanted {
-            // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
-            guard listed?.contains(file) ?? true || file == .dg(1) || file == .dg(2) else { continue }
+        for (index, file) in wanted.enumerated() {
+            progress?(.init(phase: .reading, file: file.name, percent: 15 + 80 * (index + 2) / planned))
             do {
                 files[file] = try await reader.read(file)
             } catch ProtocolError.fileAccessDenied(_, let sw) {
@@ -120,6 +132,7 @@ public final class ChipSession {
                 skipped.append(.init(file: file.name, reason: "fileNotFound"))
             }
         }
+        progress?(.init(phase: .verifying, percent: 95))
         return ChipReadOutcome(
             files: files, applications: .init(lds1: true, lds2: lds2), access: access,
             skipped: skipped, warnings: warnings, transport: channel.report)
