@@ -64,7 +64,9 @@ struct APIRoutes: Sendable {
     }
 
     func createRead(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
-        if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/json") {
+        // curl -d sends application/x-www-form-urlencoded; the body decides for that default.
+        if let type = request.headers[.contentType]?.lowercased(),
+           !type.hasPrefix("application/json"), !type.hasPrefix("application/x-www-form-urlencoded") {
             throw APIError.unsupportedMediaType
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxRequestBody {

@@ -21,6 +21,8 @@ public final class Daemon: Sendable {
     public let metrics: DaemonMetrics
     public let scheduler: ReadScheduler
     public let server: APIServer
+    private let group = Locked<ServiceGroup?>(nil)
+    private let stopRequested = Locked(false)
     /// This build's version, reported by `GET /v1/health`.
     public static let version = "0.2.0"
 
@@ -59,6 +61,12 @@ public final class Daemon: Sendable {
         connectionCount.withValue { $0 = server }
     }
 
+    /// Starts the same graceful shutdown as SIGTERM.
+    public func shutdown() async {
+        stopRequested.withValue { $0 = true }
+        await group.current?.triggerGracefulShutdown()
+    }
+
     /// The services in start order; the group stops them in reverse (API first, readers last).
     public var services: [any Service] {
         [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events)]
@@ -68,6 +76,8 @@ public final class Daemon: Sendable {
     public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
+        self.group.withValue { $0 = group }
+        if stopRequested.current { await group.triggerGracefulShutdown() }
         try await group.run()
         logger.info("stopped")
     }
@@ -75,7 +85,8 @@ public final class Daemon: Sendable {
 
 /// Follows every backend's event stream (hot-plug, card presence) into the scheduler. On
 /// shutdown, calls each backend's `shutdown()` (SCardCancel, nfc_abort_command), which ends the streams.
-struct ReaderMonitor: Service {
+struct ReaderMonitor: Service, CustomStringConvertible {
+    var description: String { "ReaderMonitor" }
     let backends: [any ReaderBackend]
     let scheduler: ReadScheduler
     let logger: Logger
@@ -102,7 +113,8 @@ struct ReaderMonitor: Service {
 }
 
 /// Purges results whose retention ended.
-struct SchedulerService: Service {
+struct SchedulerService: Service, CustomStringConvertible {
+    var description: String { "ReadScheduler" }
     let scheduler: ReadScheduler
 
     func run() async throws {
@@ -114,7 +126,8 @@ struct SchedulerService: Service {
 }
 
 /// Sends an SSE comment every 15 s so dead event-stream clients are noticed and dropped.
-struct HeartbeatService: Service {
+struct HeartbeatService: Service, CustomStringConvertible {
+    var description: String { "EventHeartbeat" }
     let events: EventBus
 
     func run() async throws {

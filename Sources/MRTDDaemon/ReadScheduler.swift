@@ -128,6 +128,9 @@ public actor ReadScheduler {
         }
     }
 
+    /// Ids of the jobs held now (tests, diagnostics).
+    func jobIDs() -> [String] { Array(jobs.keys) }
+
     struct Stats {
         var readers: Int
         var busyReaders: Int
@@ -354,6 +357,7 @@ public actor ReadScheduler {
                 job.error = .init(error: error.code, message: error.message)
             } else {
                 job.state = .done
+                job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {
                     job.face = (try? DG2(rawBytes: dg2))?.faces.first?.imageData
                 }
