@@ -72,7 +72,12 @@ struct APIRoutes: Sendable {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxRequestBody {
             throw APIError.bodyTooLarge
         }
-        var body = try await request.body.collect(upTo: configuration.maxRequestBody)
+        var body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: configuration.maxRequestBody)
+        } catch is NIOTooManyBytesError {
+            throw APIError.bodyTooLarge
+        }
         var bytes = body.readBytes(length: body.readableBytes) ?? []
         defer { secureWipeBytes(&bytes) }
         let parsed = try Self.decode(bytes)
