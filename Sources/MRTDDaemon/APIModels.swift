@@ -99,6 +99,7 @@ public struct ReaderView: Codable, Sendable, Equatable {
 /// `GET /v1/readers` body.
 public struct ReadersView: Codable, Sendable, Equatable {
     public var readers: [ReaderView]
+    public init(readers: [ReaderView]) { self.readers = readers }
 }
 
 /// What passive authentication trusts, as `GET /v1/health` reports it.

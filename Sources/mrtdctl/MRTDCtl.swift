@@ -15,7 +15,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self])
+        subcommands: [Read.self, Health.self, Readers.self, Events.self, Result.self, Cancel.self])
 }
 
 enum MRTDVersion {
@@ -34,7 +34,8 @@ struct Read: AsyncParsableCommand {
         discussion: """
             With --simulate the read runs in-process against a virtual chip presenting the ICAO \
             specimen passport (ERIKSSON ANNA MARIA, TD3); its SOD is signed by the TEST-ONLY CSCA in \
-            certs/test. Without --simulate, reading goes through the mrtdd daemon (not in this build yet).
+            certs/test. Without --simulate, the read goes through the mrtdd daemon (--socket), printing \
+            progress while it waits for the document.
             """)
 
     @Flag(help: "Read the built-in virtual specimen passport in-process.")
@@ -64,17 +65,22 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual chip (with --simulate)")
     var chip: SimulationOptions
 
+    @OptionGroup(title: "Through the daemon (without --simulate)")
+    var daemon: DaemonOptions
+    @OptionGroup var daemonRead: DaemonReadOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
-        if !simulate {
-            throw ValidationError(
-                "reading through the mrtdd daemon is not available in this build yet; use --simulate")
-        }
     }
 
     func run() async throws {
+        if !simulate {
+            return try await DaemonRead.run(
+                daemon: daemon, options: daemonRead, mrz: mrz, mrzKey: mrzKey, dataGroups: try dataGroupNumbers(),
+                json: json, face: face)
+        }
         let key = try accessKey()
         let specimen = try chip.makeSpecimen()
         let virtualChip = VirtualChip(configuration: try chip.configuration(files: specimen.files))
@@ -112,6 +118,18 @@ struct Read: AsyncParsableCommand {
         case .failed: throw ExitStatus.readFailed
         case .invalid: throw ExitStatus.invalidDocument
         case .valid, .unverified: break
+        }
+    }
+
+    /// `--data-groups` as numbers besides DG1 and DG2 (nil: the default).
+    private func dataGroupNumbers() throws -> [Int]? {
+        guard let dataGroups else { return nil }
+        return try dataGroups.split(separator: ",").map { part in
+            let name = part.trimmingCharacters(in: .whitespaces).uppercased()
+            guard let n = Int(name.hasPrefix("DG") ? String(name.dropFirst(2)) : name), (1...16).contains(n) else {
+                throw ValidationError("--data-groups: '\(part)' is not a data group number 1-16")
+            }
+            return n
         }
     }
 

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import MRTDDaemon
+
+/// `mrtdctl health`.
+struct Health: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's health (JSON).")
+    @OptionGroup var daemon: DaemonOptions
+
+    func run() async throws {
+        try await reportingDaemonErrors { try printJSON(try await daemon.client.health()) }
+    }
+}
+
+/// `mrtdctl readers`.
+struct Readers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the readers the daemon sees.")
+    @OptionGroup var daemon: DaemonOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let readers = try await reportingDaemonErrors { try await daemon.client.readers() }
+        if json { return try printJSON(ReadersView(readers: readers)) }
+        if readers.isEmpty { print("no readers") }
+        for reader in readers {
+            let state = [reader.cardPresent ? "card present" : "no card", reader.busy ? "busy" : nil].compactMap { $0 }
+            print("\(reader.name)  [\(reader.backend.rawValue)\(reader.capabilities.extendedLength ? ", extended length" : "")]  \(state.joined(separator: ", "))")
+        }
+    }
+}
+
+/// `mrtdctl events`: follows the event stream.
+struct Events: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Follow the daemon's events (one line per event: type and JSON).")
+    @OptionGroup var daemon: DaemonOptions
+
+    func run() async throws {
+        try await reportingDaemonErrors {
+            for try await event in daemon.client.events() {
+                FileHandle.standardOutput.write(Data("\(event.type) \(event.data)\n".utf8))
+            }
+        }
+    }
+}
+
+/// `mrtdctl result ID`.
+struct Result: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show a read job and its result.")
+    @OptionGroup var daemon: DaemonOptions
+    @Argument(help: "The job id.") var id: String
+    @Flag(help: "Print the job as JSON.") var json = false
+    @Option(help: "Write the face image to this file.") var face: String?
+
+    func run() async throws {
+        let client = daemon.client
+        let job = try await reportingDaemonErrors { try await client.job(id) }
+        try await DaemonRead.show(job, client: client, json: json, face: face)
+    }
+}
+
+/// `mrtdctl cancel ID`.
+struct Cancel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Cancel a read job, or purge a finished one.")
+    @OptionGroup var daemon: DaemonOptions
+    @Argument(help: "The job id.") var id: String
+
+    func run() async throws {
+        let view = try await reportingDaemonErrors { try await daemon.client.cancel(id) }
+        print(view.map { "\($0.id): \($0.state.rawValue)" } ?? "\(id): purged")
+    }
+}
+
+/// Options of `mrtdctl read` that only apply through the daemon.
+struct DaemonReadOptions: ParsableArguments {
+    @Option(help: "Read on this reader only (through the daemon).") var reader: String?
+    @Option(help: "Give up after this many seconds (through the daemon).") var timeout: Double?
+    @Option(name: .customLong("can"), help: "Card access number (PACE).") var can: String?
+}
+
+/// `mrtdctl read` through the daemon: subscribe to events, create the job, print progress until it
+/// ends, then print the result like a direct read.
+enum DaemonRead {
+    static func run(
+        daemon: DaemonOptions, options: DaemonReadOptions, mrz: String?, mrzKey: String?, dataGroups: [Int]?,
+        json: Bool, face: String?
+    ) async throws {
+        var access = ReadJobRequest.Access()
+        if let mrz {
+            access.mrz = mrz
+        } else if let mrzKey {
+            let parts = mrzKey.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 3 else { throw ValidationError("--mrz-key takes DOCNO,YYMMDD,YYMMDD") }
+            access.mrzKey = .init(documentNumber: parts[0], dateOfBirth: parts[1], dateOfExpiry: parts[2])
+        } else if let can = options.can {
+            access.can = can
+        } else {
+            throw ValidationError("reading through mrtdd needs --mrz, --mrz-key or --can")
+        }
+        let request = ReadJobRequest(reader: options.reader, access: access, dataGroups: dataGroups, timeoutSeconds: options.timeout)
+        let client = daemon.client
+        let job = try await reportingDaemonErrors { () async throws -> ReadJobView in
+            let opened = AsyncStream<Void>.makeStream()
+            let events = client.events { opened.continuation.yield() }
+            let follower = Task { () -> Void in
+                var iterator = opened.stream.makeAsyncIterator()
+                _ = await iterator.next()
+            }
+            // Follow progress on stderr while the job runs.
+            let printer = Task { () -> Void in
+                do {
+                    for try await event in events where event.type == "read.progress" {
+                        if let progress = try? JSONDecoder().decode(EventPayload.Progress.self, from: Data(event.data.utf8)),
+                           !json || ProcessInfo.processInfo.environment["MRTDCTL_PROGRESS"] != nil {
+                            FileHandle.standardError.write(Data("  \(progress.percent)% \(progress.phase)\(progress.file.map { " \($0)" } ?? "") on \(progress.reader)\n".utf8))
+                        }
+                    }
+                } catch {}
+            }
+            // Subscribed (or the stream failed) before the job exists, so no progress is missed.
+            _ = await Task { await withTaskGroup(of: Void.self) { group in
+                group.addTask { await follower.value }
+                group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                await group.next()
+                group.cancelAll()
+            } }.value
+            let created = try await client.createRead(request)
+            if !json { FileHandle.standardError.write(Data("mrtdctl: job \(created.id) \(created.state.rawValue); present the document\n".utf8)) }
+            var view = created
+            while !view.state.isFinished {
+                try await Task.sleep(for: .milliseconds(50))
+                view = try await client.job(created.id)
+            }
+            printer.cancel()
+            return view
+        }
+        try await show(job, client: client, json: json, face: face)
+    }
+
+    static func show(_ job: ReadJobView, client: DaemonClient, json: Bool, face: String?) async throws {
+        if let face, job.result?.face != nil {
+            let image = try await reportingDaemonErrors { try await client.face(job.id) }
+            try Data(image.bytes).write(to: URL(fileURLWithPath: face))
+        }
+        if json {
+            try printJSON(job)
+        } else if let result = job.result {
+            print(ResultPrinter.summary(result))
+        } else {
+            print("\(job.id): \(job.state.rawValue)\(job.error.map { " — \($0.message) [\($0.error)]" } ?? "")")
+        }
+        switch job.state {
+        case .failed, .cancelled: throw ExitStatus.readFailed
+        case .done where job.result?.status == .invalid: throw ExitStatus.invalidDocument
+        default: break
+        }
+    }
+}
