@@ -56,7 +56,8 @@ struct MRTDD: AsyncParsableCommand {
     func run() async throws {
         var configuration = DaemonConfiguration()
         do {
-            if let text = try? String(contentsOfFile: config, encoding: .utf8) {
+            if let data = FileHandle(forReadingAtPath: config).flatMap({ try? $0.readToEnd() ?? Data() }),
+               let text = String(data: data, encoding: .utf8) {
                 try configuration.apply(file: text, name: config)
             } else if config != DaemonConfiguration.defaultPath {
                 throw ConfigurationError.unreadable(config)

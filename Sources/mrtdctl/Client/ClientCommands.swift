@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MRTDCore
 import MRTDDaemon
 
 /// `mrtdctl health`.
@@ -54,7 +55,7 @@ struct Result: AsyncParsableCommand {
     func run() async throws {
         let client = daemon.client
         let job = try await reportingDaemonErrors { try await client.job(id) }
-        try await DaemonRead.show(job, client: client, json: json, face: face)
+        try await DaemonRead.show(job, client: client, json: json, face: face, jsonAsJob: true)
     }
 }
 
@@ -68,6 +69,15 @@ struct Cancel: AsyncParsableCommand {
         let view = try await reportingDaemonErrors { try await daemon.client.cancel(id) }
         print(view.map { "\($0.id): \($0.state.rawValue)" } ?? "\(id): purged")
     }
+}
+
+/// A flag shared between tasks.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
 }
 
 /// Options of `mrtdctl read` that only apply through the daemon.
@@ -99,30 +109,23 @@ enum DaemonRead {
         let request = ReadJobRequest(reader: options.reader, access: access, dataGroups: dataGroups, timeoutSeconds: options.timeout)
         let client = daemon.client
         let job = try await reportingDaemonErrors { () async throws -> ReadJobView in
-            let opened = AsyncStream<Void>.makeStream()
-            let events = client.events { opened.continuation.yield() }
-            let follower = Task { () -> Void in
-                var iterator = opened.stream.makeAsyncIterator()
-                _ = await iterator.next()
-            }
-            // Follow progress on stderr while the job runs.
+            // Subscribe first, so no progress of the job is missed; give up waiting after 2 s.
+            let opened = Locked(false)
+            let ended = Locked(false)
+            let events = client.events { opened.set(true) }
             let printer = Task { () -> Void in
+                defer { ended.set(true) }
                 do {
                     for try await event in events where event.type == "read.progress" {
-                        if let progress = try? JSONDecoder().decode(EventPayload.Progress.self, from: Data(event.data.utf8)),
-                           !json || ProcessInfo.processInfo.environment["MRTDCTL_PROGRESS"] != nil {
+                        if let progress = try? JSONDecoder().decode(EventPayload.Progress.self, from: Data(event.data.utf8)) {
                             FileHandle.standardError.write(Data("  \(progress.percent)% \(progress.phase)\(progress.file.map { " \($0)" } ?? "") on \(progress.reader)\n".utf8))
                         }
                     }
                 } catch {}
             }
-            // Subscribed (or the stream failed) before the job exists, so no progress is missed.
-            _ = await Task { await withTaskGroup(of: Void.self) { group in
-                group.addTask { await follower.value }
-                group.addTask { try? await Task.sleep(for: .seconds(2)) }
-                await group.next()
-                group.cancelAll()
-            } }.value
+            for _ in 0..<100 where !opened.value && !ended.value {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             let created = try await client.createRead(request)
             if !json { FileHandle.standardError.write(Data("mrtdctl: job \(created.id) \(created.state.rawValue); present the document\n".utf8)) }
             var view = created
@@ -136,13 +139,18 @@ enum DaemonRead {
         try await show(job, client: client, json: json, face: face)
     }
 
-    static func show(_ job: ReadJobView, client: DaemonClient, json: Bool, face: String?) async throws {
+    /// Prints a finished job: `--json` prints the result model, as a direct read does (the whole job
+    /// with `jsonAsJob`); without, the readable summary.
+    static func show(_ job: ReadJobView, client: DaemonClient, json: Bool, face: String?, jsonAsJob: Bool = false) async throws {
         if let face, job.result?.face != nil {
             let image = try await reportingDaemonErrors { try await client.face(job.id) }
             try Data(image.bytes).write(to: URL(fileURLWithPath: face))
         }
-        if json {
+        if json && jsonAsJob {
             try printJSON(job)
+        } else if json {
+            let error = job.error.map { ReadResult.ErrorInfo(code: $0.error, message: $0.message) }
+            try printJSON(job.result ?? ReadResult(status: .failed, error: error))
         } else if let result = job.result {
             print(ResultPrinter.summary(result))
         } else {
