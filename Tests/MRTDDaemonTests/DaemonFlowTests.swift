@@ -37,20 +37,15 @@ import Testing
     @Test func twoReadersReadAtTheSameTime() async throws {
         let daemon = try await TestDaemon.start(readers: ["R1", "R2"])
         for name in ["R1", "R2"] {
-            daemon.backend.setLatency(.milliseconds(15), reader: name)
+            daemon.backend.setLatency(.milliseconds(40), reader: name)
             daemon.backend.insert(try Specimens.passport(), into: name)
         }
-        let start = ContinuousClock.now
         async let first = daemon.client.createRead(.init(reader: "R1", access: Specimens.access), wait: true)
         async let second = daemon.client.createRead(.init(reader: "R2", access: Specimens.access), wait: true)
         let (a, b) = try await (first, second)
-        let elapsed = ContinuousClock.now - start
         #expect(a.state == .done && b.state == .done)
         #expect(a.reader == "R1" && b.reader == "R2")
-        // Each read is 8 exchanges of 15 ms; serial reads would take twice as long as one.
-        let one = try #require(a.result?.durationMs)
-        #expect(elapsed.seconds * 1000 < one * 1.8, "reads ran one after the other: \(elapsed) for reads of \(one) ms")
-        // Both reads overlapped: each started before the other finished.
+        // Both reads (8 exchanges of 40 ms each) overlapped: each started before the other finished.
         #expect(try #require(a.startedAt) < (try #require(b.finishedAt)))
         #expect(try #require(b.startedAt) < (try #require(a.finishedAt)))
         try await daemon.stop()
