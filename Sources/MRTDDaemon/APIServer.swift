@@ -51,7 +51,7 @@ public enum ListenAddress: Sendable, Equatable {
 /// or cap connections with an answer, so this service runs Hummingbird's HTTP/1 channel on its own
 /// NIO listener: socket activation, 429 beyond `maxClients`, peer credentials per request, and a
 /// graceful shutdown that stops accepting, ends event streams and lets answers in flight finish.
-public final class APIServer: Service, CustomStringConvertible, @unchecked Sendable {
+public final class APIServer: Service, CustomStringConvertible, Sendable {
     public var description: String { "APIServer" }
     private let address: ListenAddress
     private let configuration: DaemonConfiguration
