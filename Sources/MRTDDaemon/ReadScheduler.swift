@@ -5,18 +5,6 @@ import MRTDCrypto
 import MRTDProtocol
 public import MRTDReaders
 
-/// The uid, gid and pid of the process on the other end of an API connection (`SO_PEERCRED`).
-public struct PeerCredentials: Sendable, Equatable {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-    public init(pid: Int32, uid: UInt32, gid: UInt32) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
-}
-
 /// Owns readers and read jobs: one chip session per reader at a time, readers in parallel, jobs in
 /// arrival order. A job waits for a card; a card already on a free reader is read at once. Finished
 /// jobs keep their result (and face) in memory until the retention time ends or they are deleted.
