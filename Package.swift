@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "mrtdctl", targets: ["mrtdctl"]),
+        .executable(name: "mrtdd", targets: ["mrtdd"]),
+        .library(name: "MRTDDaemon", targets: ["MRTDDaemon"]),
         .library(name: "MRTDCore", targets: ["MRTDCore"]),
         .library(name: "MRTDCrypto", targets: ["MRTDCrypto"]),
         .library(name: "MRTDProtocol", targets: ["MRTDProtocol"]),
@@ -16,6 +18,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // System libraries. Each is a modulemap plus a shim header; only the target named in
@@ -52,13 +59,36 @@ let package = Package(
         .target(
             name: "MRTDTesting",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "CPseudoTerminal",
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "CPseudoTerminal",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
+        // The daemon: reader monitor, read scheduler, API server (Hummingbird over a Unix socket),
+        // configuration, events, and the one place errors become API codes. Also the socket client
+        // mrtdctl uses.
+        .target(
+            name: "MRTDDaemon",
+            dependencies: [
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ]),
+        .executableTarget(
+            name: "mrtdd",
+            dependencies: [
+                "MRTDDaemon", "MRTDReaders", "MRTDTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "mrtdctl",
             dependencies: [
                 "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDTesting", "MRTDVerification",
+                "MRTDDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -68,6 +98,12 @@ let package = Package(
         .testTarget(
             name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore"]),
         .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
+        .testTarget(
+            name: "MRTDDaemonTests",
+            dependencies: [
+                "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
     ]
 )

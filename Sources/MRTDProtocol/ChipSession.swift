@@ -98,11 +98,16 @@ public final class ChipSession {
     public let options: ReadOptions
     let channel: ChipChannel
     let random: any RandomSource
+    let progress: ReadProgressHandler?
 
-    public init(transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom()) {
+    public init(
+        transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
+        progress: ReadProgressHandler? = nil
+    ) {
         self.options = options
         self.channel = ChipChannel(transport: transport)
         self.random = random
+        self.progress = progress
     }
 
     /// What crossed the wire so far (also valid after a failed `run`).
@@ -111,6 +116,9 @@ public final class ChipSession {
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
 
+        // SELECT and access control (BAC or PACE) happen together in openChip.
+        progress?(.init(phase: .selecting, percent: 0))
+        progress?(.init(phase: .authenticating, percent: 5))
         let opened = try await openChip()
         var files = opened.files
         let access = opened.access
@@ -120,6 +128,8 @@ public final class ChipSession {
         var skipped: [ReadResult.SkippedFile] = []
 
         var warnings: [String] = opened.warnings
+        // Files from 15 % to 95 %; the count of planned files is known only after EF.COM.
+        progress?(.init(phase: .reading, file: LDSFile.com.name, percent: 15))
         let com = try await reader.read(.com)
         files[.com] = com
         // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
@@ -129,13 +139,16 @@ public final class ChipSession {
         } catch {
             warnings.append("EF_COM: \(error)")
         }
+        let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
+            // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
+            .filter { listed?.contains($0) ?? true || $0 == .dg(1) || $0 == .dg(2) }
+        let planned = wanted.count + 2
+        progress?(.init(phase: .reading, file: LDSFile.sod.name, percent: 15 + 80 / planned))
         files[.sod] = try await reader.read(.sod)
 
-        let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
         let authentication = SessionAuthentication(channel: channel, random: random)
-        for file in SessionAuthentication.readingOrder(wanted) {
-            // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
-            guard listed?.contains(file) ?? true || file == .dg(1) || file == .dg(2) else { continue }
+        for (index, file) in SessionAuthentication.readingOrder(wanted).enumerated() {
+            progress?(.init(phase: .reading, file: file.name, percent: 15 + 80 * (index + 2) / planned))
             do {
                 files[file] = try await authentication.confirming { try await reader.read(file) }
                 // Chip Authentication right after DG14; every later command uses its keys.
@@ -161,6 +174,7 @@ public final class ChipSession {
             // PACE-CAM authenticated the chip with the key in EF.CardSecurity; DG14 CA did not run.
             checks.chipAuthentication = cam
         }
+        progress?(.init(phase: .verifying, percent: 95))
         return ChipReadOutcome(
             files: files, applications: .init(lds1: true, lds2: lds2), access: access,
             skipped: skipped, warnings: warnings, transport: channel.report, checks: checks,

@@ -10,14 +10,20 @@ public enum DocumentReader {
     public struct Read: Sendable {
         public var result: ReadResult
         public var files: [LDSFile: [UInt8]]
+
+        public init(result: ReadResult, files: [LDSFile: [UInt8]]) {
+            self.result = result
+            self.files = files
+        }
     }
 
+    /// - Parameter progress: called at phase and file boundaries (the daemon's progress events).
     public static func read(
         transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
-        clock: ContinuousClock = ContinuousClock()
+        clock: ContinuousClock = ContinuousClock(), progress: ReadProgressHandler? = nil
     ) async -> Read {
         let start = clock.now
-        let session = ChipSession(transport: transport, options: options, random: random)
+        let session = ChipSession(transport: transport, options: options, random: random, progress: progress)
         do {
             let outcome = try await session.run()
             var result = ReadResult.assemble(

@@ -9,8 +9,8 @@ struct Readers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the attached readers.",
         discussion: """
-            With --direct the readers are asked for in-process (PC/SC through pcscd). Without it, the \
-            list comes from the mrtdd daemon (not in this build yet).
+            With --direct the readers are asked for in-process (PC/SC through pcscd, libnfc). Without it, \
+            the list comes from the mrtdd daemon (--socket).
             """)
 
     @Flag(help: "Ask the reader libraries in-process instead of the daemon.")
@@ -19,11 +19,8 @@ struct Readers: AsyncParsableCommand {
     @Flag(help: "Print the list as JSON.")
     var json = false
 
-    func validate() throws {
-        if !direct {
-            throw ValidationError("listing readers through the mrtdd daemon is not available in this build yet; use --direct")
-        }
-    }
+    @OptionGroup(title: "Through the daemon (without --direct)")
+    var daemon: DaemonOptions
 
     /// The JSON shape: every reader, and the backends that could not be asked.
     struct Listing: Codable {
@@ -37,6 +34,7 @@ struct Readers: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard direct else { return try await DaemonReaders.run(daemon: daemon, json: json) }
         var listing = Listing(readers: [], errors: [])
         for backend in DirectBackends.all() {
             do {

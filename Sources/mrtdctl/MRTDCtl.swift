@@ -15,7 +15,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self])
+        subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self])
 }
 
 enum MRTDVersion {
@@ -34,7 +34,9 @@ struct Read: AsyncParsableCommand {
         discussion: """
             With --simulate the read runs in-process against a virtual chip presenting the ICAO \
             specimen passport (ERIKSSON ANNA MARIA, TD3); its SOD is signed by the TEST-ONLY CSCA in \
-            certs/test, which --simulate therefore trusts (on top of any --trust). Without --simulate, reading goes through the mrtdd daemon (not in this build yet).
+            certs/test, which --simulate therefore trusts (on top of any --trust). With --direct the read \
+            runs in-process on an attached reader (PC/SC or libnfc). Otherwise the read goes through the \
+            mrtdd daemon (--socket), printing progress while it waits for the document.
             """)
 
     @Flag(help: "Read the built-in virtual specimen passport in-process.")
@@ -82,30 +84,26 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Attached reader (with --direct)")
     var direct: DirectReadOptions
 
+    @OptionGroup(title: "Through the daemon (without --simulate or --direct)")
+    var daemon: DaemonOptions
+    @OptionGroup var daemonRead: DaemonReadOptions
+
     func validate() throws {
         if mrz != nil && mrzKey != nil {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
         try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil || accessOptions.can != nil)
-        if !simulate && !direct.direct {
-            throw ValidationError(
-                "reading through the mrtdd daemon is not available in this build yet; use --simulate or --direct")
-        }
     }
 
     func run() async throws {
-        let key = try accessKey()
-        var groups = [1, 2, 14, 15]
-        if let dataGroups {
-            groups = [1, 2]
-            for part in dataGroups.split(separator: ",") {
-                let name = part.trimmingCharacters(in: .whitespaces).uppercased()
-                guard let n = Int(name.hasPrefix("DG") ? String(name.dropFirst(2)) : name), (1...16).contains(n) else {
-                    throw ValidationError("--data-groups: '\(part)' is not a data group number 1-16")
-                }
-                groups.append(n)
-            }
+        if !simulate && !direct.direct {
+            return try await DaemonRead.run(
+                daemon: daemon, options: daemonRead, mrz: mrz, mrzKey: mrzKey, can: accessOptions.can,
+                reader: direct.reader, accessPolicy: accessOptions.access, dataGroups: try dataGroupNumbers(),
+                json: json, face: face)
         }
+        let key = try accessKey()
+        let groups = try dataGroupNumbers().map { [1, 2] + $0 } ?? [1, 2, 14, 15]
         let options = ReadOptions(
             accessKey: accessOptions.accessKey(mrz: key), dataGroups: groups,
             reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
@@ -160,6 +158,18 @@ struct Read: AsyncParsableCommand {
         let recorded = await Transcript.record(transport: transport, reader: reader, atr: atr, options: options)
         try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
         return recorded.read
+    }
+
+    /// `--data-groups` as numbers besides DG1 and DG2 (nil: the default).
+    private func dataGroupNumbers() throws -> [Int]? {
+        guard let dataGroups else { return nil }
+        return try dataGroups.split(separator: ",").map { part in
+            let name = part.trimmingCharacters(in: .whitespaces).uppercased()
+            guard let n = Int(name.hasPrefix("DG") ? String(name.dropFirst(2)) : name), (1...16).contains(n) else {
+                throw ValidationError("--data-groups: '\(part)' is not a data group number 1-16")
+            }
+            return n
+        }
     }
 
     private func accessKey() throws -> MRZKey {

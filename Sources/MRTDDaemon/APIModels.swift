@@ -1,0 +1,134 @@
+import Foundation
+public import MRTDCore
+public import MRTDProtocol
+public import MRTDReaders
+
+/// `POST /v1/reads` body. Unknown fields are refused (`unknownField`), so a misspelt option never
+/// silently does nothing.
+public struct ReadJobRequest: Codable, Sendable, Equatable {
+    /// How to open the chip: exactly one of the three.
+    public struct Access: Codable, Sendable, Equatable {
+        /// The full MRZ as printed (lines joined by newlines, or concatenated).
+        public var mrz: String?
+        /// The three MRZ fields BAC and PACE-MRZ use.
+        public var mrzKey: MRZKeyFields?
+        /// The card access number printed on the card (PACE).
+        public var can: String?
+
+        public init(mrz: String? = nil, mrzKey: MRZKeyFields? = nil, can: String? = nil) {
+            self.mrz = mrz
+            self.mrzKey = mrzKey
+            self.can = can
+        }
+        static let fields: Set<String> = ["mrz", "mrzKey", "can"]
+    }
+
+    public struct MRZKeyFields: Codable, Sendable, Equatable {
+        public var documentNumber: String
+        /// `YYMMDD`.
+        public var dateOfBirth: String
+        /// `YYMMDD`.
+        public var dateOfExpiry: String
+        public init(documentNumber: String, dateOfBirth: String, dateOfExpiry: String) {
+            self.documentNumber = documentNumber
+            self.dateOfBirth = dateOfBirth
+            self.dateOfExpiry = dateOfExpiry
+        }
+        static let fields: Set<String> = ["documentNumber", "dateOfBirth", "dateOfExpiry"]
+    }
+
+    /// Read on this reader only; any reader when absent.
+    public var reader: String?
+    public var access: Access
+    /// Data groups besides DG1 and DG2 (default 14, 15).
+    public var dataGroups: [Int]?
+    /// Narrows the daemon's access policy for this job.
+    public var accessPolicy: AccessPolicy?
+    /// Overall limit for waiting and reading, at most the daemon's read timeout.
+    public var timeoutSeconds: Double?
+
+    public init(
+        reader: String? = nil, access: Access, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
+        timeoutSeconds: Double? = nil
+    ) {
+        self.reader = reader
+        self.access = access
+        self.dataGroups = dataGroups
+        self.accessPolicy = accessPolicy
+        self.timeoutSeconds = timeoutSeconds
+    }
+    static let fields: Set<String> = ["reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds"]
+}
+
+/// The state of a read job.
+public enum JobState: String, Codable, Sendable, Equatable {
+    case waiting, reading, done, failed, cancelled
+
+    public var isFinished: Bool { self == .done || self == .failed || self == .cancelled }
+}
+
+/// A read job as `GET /v1/reads/{id}` shows it.
+public struct ReadJobView: Codable, Sendable, Equatable {
+    public var id: String
+    public var state: JobState
+    /// `/v1/reads/{id}`.
+    public var location: String
+    /// The reader named in the request, or the one that read the card.
+    public var reader: String?
+    public var createdAt: String
+    public var startedAt: String?
+    public var finishedAt: String?
+    /// When a finished job's result is purged.
+    public var expiresAt: String?
+    public var progress: ReadProgress?
+    /// Why the job failed or was cancelled (also in `result.error` when a chip session ran).
+    public var error: APIError.Body?
+    /// The result model, once the read has ended (`done`, or `failed` after a chip session).
+    public var result: ReadResult?
+}
+
+/// `GET /v1/readers` element.
+public struct ReaderView: Codable, Sendable, Equatable {
+    public var name: String
+    public var backend: ReaderBackendKind
+    public var capabilities: TransportCapabilities
+    public var cardPresent: Bool
+    public var busy: Bool
+}
+
+/// `GET /v1/readers` body.
+public struct ReadersView: Codable, Sendable, Equatable {
+    public var readers: [ReaderView]
+    public init(readers: [ReaderView]) { self.readers = readers }
+}
+
+/// What passive authentication trusts, as `GET /v1/health` reports it.
+public struct TrustStoreSummary: Codable, Sendable, Equatable {
+    /// Where trust anchors are read from.
+    public var paths: [String]
+    /// CSCA certificates loaded (nil until a trust store is wired in).
+    public var certificates: Int?
+    /// Certificate revocation lists loaded.
+    public var crls: Int?
+    /// True when only the TEST-ONLY CSCA is trusted (`--simulate`).
+    public var testOnly: Bool
+
+    public init(paths: [String], certificates: Int? = nil, crls: Int? = nil, testOnly: Bool = false) {
+        self.paths = paths
+        self.certificates = certificates
+        self.crls = crls
+        self.testOnly = testOnly
+    }
+}
+
+/// `GET /v1/health` body.
+public struct HealthView: Codable, Sendable, Equatable {
+    /// `ok`, or `degraded` when no reader is attached.
+    public var status: String
+    public var version: String
+    public var uptimeSeconds: Double
+    public var readers: Int
+    public var activeJobs: Int
+    public var backends: [String]
+    public var trustStore: TrustStoreSummary
+}

@@ -1,0 +1,217 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
+/// `ReadScheduler`, error → status mapping in `APIError`.
+struct APIRoutes: Sendable {
+    let scheduler: ReadScheduler
+    let events: EventBus
+    let metrics: DaemonMetrics
+    let engine: any ReadEngine
+    let configuration: DaemonConfiguration
+    let version: String
+    let backends: [String]
+    let started: ContinuousClock.Instant
+    let faceConverter: FaceConverter
+    let connections: @Sendable () -> Int
+
+    func router() -> Router<DaemonRequestContext> {
+        let router = Router(context: DaemonRequestContext.self)
+        router.add(middleware: ErrorMiddleware(metrics: metrics))
+        router.get("/v1/health") { _, _ in try await self.health() }
+        router.get("/v1/readers") { _, _ in
+            try Self.json(ReadersView(readers: await self.scheduler.readerViews()))
+        }
+        router.post("/v1/reads") { request, context in try await self.createRead(request, context) }
+        router.get("/v1/reads/:id") { _, context in
+            try Self.json(try await self.scheduler.view(id: try Self.id(context), peer: context.peer))
+        }
+        router.delete("/v1/reads/:id") { _, context in
+            if let view = try await self.scheduler.cancel(id: try Self.id(context), peer: context.peer) {
+                return try Self.json(view)
+            }
+            return Response(status: .noContent)
+        }
+        router.get("/v1/reads/:id/face") { request, context in try await self.face(request, context) }
+        router.get("/v1/events") { _, _ in try self.eventStream() }
+        router.get("/metrics") { _, _ in await self.prometheus() }
+        return router
+    }
+
+    static func id(_ context: DaemonRequestContext) throws(APIError) -> String {
+        guard let id = context.parameters.get("id"), id.count <= 64 else { throw .jobNotFound }
+        return id
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        var headers = extra
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    func health() async throws -> Response {
+        let stats = await scheduler.stats()
+        let view = HealthView(
+            status: stats.readers > 0 ? "ok" : "degraded", version: version,
+            uptimeSeconds: (ContinuousClock.now - started).seconds.rounded(toPlaces: 3), readers: stats.readers,
+            activeJobs: stats.activeJobs, backends: backends, trustStore: engine.trustStore)
+        return try Self.json(view)
+    }
+
+    func createRead(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
+        // curl -d sends application/x-www-form-urlencoded; the body decides for that default.
+        if let type = request.headers[.contentType]?.lowercased(),
+           !type.hasPrefix("application/json"), !type.hasPrefix("application/x-www-form-urlencoded") {
+            throw APIError.unsupportedMediaType
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxRequestBody {
+            throw APIError.bodyTooLarge
+        }
+        var body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: configuration.maxRequestBody)
+        } catch is NIOTooManyBytesError {
+            throw APIError.bodyTooLarge
+        }
+        var bytes = body.readBytes(length: body.readableBytes) ?? []
+        defer { secureWipeBytes(&bytes) }
+        let parsed = try Self.decode(bytes)
+        let wait = request.uri.queryParameters.get("wait").map { $0 == "true" || $0 == "1" } ?? false
+        let created = try await scheduler.create(parsed, peer: context.peer)
+        if wait {
+            let finished = try await scheduler.waitUntilFinished(id: created.id, peer: context.peer)
+            return try Self.json(finished)
+        }
+        return try Self.json(created, status: .accepted, headers: [.location: created.location])
+    }
+
+    /// Strict decoding: malformed JSON, unknown fields and wrong types each get their own code.
+    static func decode(_ bytes: [UInt8]) throws(APIError) -> ReadJobRequest {
+        let data = Data(bytes)
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data, options: [])
+        } catch {
+            throw .malformedJSON("cannot parse")
+        }
+        guard let top = object as? [String: Any] else { throw .invalidRequest("the body must be a JSON object") }
+        if let unknown = top.keys.sorted().first(where: { !ReadJobRequest.fields.contains($0) }) { throw .unknownField(unknown) }
+        if let access = top["access"] as? [String: Any] {
+            if let unknown = access.keys.sorted().first(where: { !ReadJobRequest.Access.fields.contains($0) }) {
+                throw .unknownField("access.\(unknown)")
+            }
+            if let key = access["mrzKey"] as? [String: Any],
+               let unknown = key.keys.sorted().first(where: { !ReadJobRequest.MRZKeyFields.fields.contains($0) }) {
+                throw .unknownField("access.mrzKey.\(unknown)")
+            }
+        }
+        do {
+            return try JSONDecoder().decode(ReadJobRequest.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .invalidRequest("missing field '\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))'")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw .invalidRequest("wrong type for '\(context.codingPath.map(\.stringValue).joined(separator: "."))'")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw .invalidRequest("invalid value for '\(context.codingPath.map(\.stringValue).joined(separator: "."))'")
+        } catch {
+            throw .invalidRequest("cannot decode the request")
+        }
+    }
+
+    func face(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
+        let format = request.uri.queryParameters.get("format")
+        guard format == nil || format == "png" else { throw APIError.invalidFormat }
+        let face = try await scheduler.face(id: try Self.id(context), peer: context.peer)
+        var headers: HTTPFields = [.cacheControl: "no-store"]
+        if format == "png" {
+            guard face.mimeType == "image/jp2" || face.mimeType == "image/j2k" else { throw APIError.faceConversionUnsupported }
+            let png: [UInt8]
+            do {
+                png = try await faceConverter.png(fromJPEG2000: face.bytes, mimeType: face.mimeType)
+            } catch .unavailable {
+                throw APIError.faceConverterUnavailable
+            } catch {
+                throw APIError.faceUndecodable
+            }
+            headers[.contentType] = "image/png"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: png)))
+        }
+        headers[.contentType] = face.mimeType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: face.bytes)))
+    }
+
+    func eventStream() throws -> Response {
+        let stream = try events.subscribe()
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no"]
+        return Response(status: .ok, headers: headers, body: .init { writer in
+            try await writer.write(ByteBuffer(string: "retry: 2000\n: mrtdd event stream\n\n"))
+            for await event in stream {
+                try await writer.write(ByteBuffer(string: event.type == ":" ? ": keep-alive\n\n" : event.wireFormat))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    func prometheus() async -> Response {
+        let stats = await scheduler.stats()
+        let text = metrics.render(.init(
+            readers: stats.readers, busyReaders: stats.busyReaders, activeJobs: stats.activeJobs,
+            retainedResults: stats.retainedResults, connections: connections(),
+            eventSubscribers: events.subscriberCount, uptimeSeconds: (ContinuousClock.now - started).seconds))
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Turns every error into `{"error", "message"}` with its status, and counts answers.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = DaemonRequestContext
+    let metrics: DaemonMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let error: APIError
+        do {
+            let response = try await next(request, context)
+            metrics.recordRequest(status: response.status.code, errorCode: nil)
+            return response
+        } catch let api as APIError {
+            error = api
+        } catch let http as HTTPError {
+            error = http.status == .notFound && Self.isKnownPath(request.uri.path) ? .methodNotAllowed : APIError.from(http)
+        } catch let other {
+            context.logger.error("request failed", metadata: ["error.type": "\(type(of: other))"])
+            error = APIError.internalError
+        }
+        metrics.recordRequest(status: error.status.code, errorCode: error.code)
+        if error.status.code >= 500 || error.status == .tooManyRequests {
+            context.logger.notice("request refused", metadata: ["code": "\(error.code)", "path": "\(request.uri.path)"])
+        }
+        return APIError.response(status: error.status, code: error.code, message: error.message)
+    }
+
+    /// Whether a path names a resource (so a 404 from routing means the method is wrong).
+    static func isKnownPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        switch parts.count {
+        case 1: return parts[0] == "metrics"
+        case 2: return parts[0] == "v1" && ["health", "readers", "reads", "events"].contains(String(parts[1]))
+        case 3: return parts[0] == "v1" && parts[1] == "reads"
+        case 4: return parts[0] == "v1" && parts[1] == "reads" && parts[3] == "face"
+        default: return false
+        }
+    }
+}
+
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+public import Logging
+public import MRTDReaders
+public import ServiceLifecycle
+public import UnixSignals
+
+/// mrtdd assembled: a reader monitor over any number of backends, the read scheduler and the API
+/// server, run as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.
+///
+/// ```swift
+/// let daemon = Daemon(configuration: config, backends: [pcsc, libnfc],
+///                     engine: StandardReadEngine(trustStore: summary), logger: logger)
+/// try await daemon.run()
+/// ```
+public final class Daemon: Sendable {
+    public let configuration: DaemonConfiguration
+    public let backends: [any ReaderBackend]
+    public let engine: any ReadEngine
+    public let logger: Logger
+    public let events: EventBus
+    public let metrics: DaemonMetrics
+    public let scheduler: ReadScheduler
+    public let server: APIServer
+    private let group = Locked<ServiceGroup?>(nil)
+    private let stopRequested = Locked(false)
+    /// This build's version, reported by `GET /v1/health`.
+    public static let version = "0.2.0"
+
+    /// - Parameters:
+    ///   - address: where to listen; by default the socket systemd passed, else `configuration.socketPath`.
+    ///   - backends: the reader libraries (PC/SC, libnfc, virtual); hot-plug comes from their event streams.
+    ///   - engine: performs chip sessions (BAC today; the lead wires PACE, CAN and passive authentication).
+    public init(
+        configuration: DaemonConfiguration, address: ListenAddress? = nil, backends: [any ReaderBackend],
+        engine: any ReadEngine, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.backends = backends
+        self.engine = engine
+        self.logger = logger
+        events = EventBus(maxSubscribers: configuration.maxEventSubscribers)
+        metrics = DaemonMetrics()
+        scheduler = ReadScheduler(engine: engine, events: events, metrics: metrics, configuration: configuration, logger: logger)
+        let scheduler = self.scheduler
+        let events = self.events
+        let connectionCount = Locked<APIServer?>(nil)
+        let routes = APIRoutes(
+            scheduler: scheduler, events: events, metrics: metrics, engine: engine, configuration: configuration,
+            version: Self.version, backends: backends.map(\.kind.rawValue), started: .now,
+            faceConverter: FaceConverter(decoder: configuration.faceDecoder),
+            connections: { connectionCount.current?.connections ?? 0 })
+        server = APIServer(
+            address: address ?? ListenAddress.fromSystemd() ?? .unixSocket(path: configuration.socketPath),
+            configuration: configuration, responder: routes.router().buildResponder(), metrics: metrics, logger: logger,
+            onShutdown: {
+                // Order matters: no new jobs, running reads cancelled and their keys wiped, then the
+                // event streams end so their connections can close.
+                await scheduler.shutdown()
+                events.finishAll()
+            })
+        connectionCount.withValue { $0 = server }
+    }
+
+    /// Starts the same graceful shutdown as SIGTERM.
+    public func shutdown() async {
+        stopRequested.withValue { $0 = true }
+        await group.current?.triggerGracefulShutdown()
+    }
+
+    /// The services in start order; the group stops them in reverse (API first, readers last).
+    public var services: [any Service] {
+        [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events)]
+    }
+
+    /// Runs until SIGTERM or SIGINT (or until the task is cancelled, for in-process use).
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
+        self.group.withValue { $0 = group }
+        if stopRequested.current { await group.triggerGracefulShutdown() }
+        try await group.run()
+        logger.info("stopped")
+    }
+}
+
+/// Follows every backend's event stream (hot-plug, card presence) into the scheduler. On
+/// shutdown, calls each backend's `shutdown()` (SCardCancel, nfc_abort_command), which ends the streams.
+struct ReaderMonitor: Service, CustomStringConvertible {
+    var description: String { "ReaderMonitor" }
+    let backends: [any ReaderBackend]
+    let scheduler: ReadScheduler
+    let logger: Logger
+
+    func run() async throws {
+        let backends = self.backends
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for backend in backends {
+                    group.addTask {
+                        for await event in backend.events() {
+                            await scheduler.handle(event, from: backend)
+                        }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            Task {
+                for backend in backends { await backend.shutdown() }
+            }
+        }
+        logger.debug("reader monitor stopped")
+    }
+}
+
+/// Purges results whose retention ended.
+struct SchedulerService: Service, CustomStringConvertible {
+    var description: String { "ReadScheduler" }
+    let scheduler: ReadScheduler
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await scheduler.runSweeper()
+        }
+        await scheduler.shutdown()
+    }
+}
+
+/// Sends an SSE comment every 15 s so dead event-stream clients are noticed and dropped.
+struct HeartbeatService: Service, CustomStringConvertible {
+    var description: String { "EventHeartbeat" }
+    let events: EventBus
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                events.publish(DaemonEvent(type: ":", data: ""))
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+public import Logging
+public import MRTDReaders
+
+/// How the chip may be opened, whatever the request asks beyond it.
+public enum AccessPolicy: String, Sendable, Codable, CaseIterable {
+    /// PACE when the chip offers it (EF.CardAccess), BAC otherwise (Doc 9303-11 §4.2).
+    case paceOrBAC = "pace-or-bac"
+    /// PACE only: a chip without PACE fails rather than falling back to BAC.
+    case paceOnly = "pace-only"
+    /// BAC only (chips whose PACE is broken).
+    case bacOnly = "bac-only"
+}
+
+/// Everything `mrtdd` is configured with: the configuration file, then command-line flags on top.
+///
+/// The file format is deliberately tiny: one `key = value` per line, `#` starts a comment, blank
+/// lines are ignored, a key given twice keeps the last value (`trust-store` accumulates). Durations
+/// take an optional unit: `90`, `90s`, `5m`, `1h`. See `docs/configuration.md`.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// Where the daemon listens, unless systemd passes a socket (`LISTEN_FDS`).
+    public var socketPath = "/run/mrtdd/mrtdd.sock"
+    /// The group owning the socket (when the group exists); mode is `socketMode`.
+    public var socketGroup = "mrtd"
+    public var socketMode: UInt16 = 0o660
+    /// Trust store locations (CSCA certificates, master lists, CRLs), read by passive authentication.
+    public var trustStorePaths: [String] = ["/etc/mrtdd/trust"]
+    public var accessPolicy = AccessPolicy.paceOrBAC
+    /// How long a job may wait for a card and read it, unless the request asks for less.
+    public var readTimeout: Duration = .seconds(60)
+    /// How long results (and faces) stay fetchable after a read ends.
+    public var resultRetention: Duration = .seconds(300)
+    /// Which reader libraries to use.
+    public var backends: [ReaderBackendKind] = [.pcsc, .libnfc]
+    public var logLevel = Logger.Level.info
+    /// Jobs waiting or reading at once; more get 429.
+    public var maxActiveJobs = 32
+    /// Finished results kept at once; the oldest are purged early beyond this.
+    public var maxRetainedResults = 2000
+    /// Open connections; more get 429.
+    public var maxClients = 256
+    /// Open event streams; more get 429.
+    public var maxEventSubscribers = 64
+    /// Largest request body, in bytes.
+    public var maxRequestBody = 16 * 1024
+    /// Idle connections are closed after this (slow or stuck clients).
+    public var idleTimeout: Duration = .seconds(30)
+    /// The JPEG 2000 decoder used for `?format=png`, run in a child process with resource limits.
+    public var faceDecoder = "/usr/bin/opj_decompress"
+
+    public init() {}
+
+    /// The default configuration file.
+    public static let defaultPath = "/etc/mrtdd/mrtdd.conf"
+
+    /// Applies the `key = value` lines of a configuration file.
+    public mutating func apply(file text: String, name: String = "mrtdd.conf") throws(ConfigurationError) {
+        var trust: [String]?
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if line.isEmpty { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw .syntax(file: name, line: index + 1, "expected 'key = value'")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if key == "trust-store" {
+                trust = (trust ?? []) + Self.list(value)
+                continue
+            }
+            do {
+                try set(key, value)
+            } catch {
+                throw .syntax(file: name, line: index + 1, error.description)
+            }
+        }
+        if let trust { trustStorePaths = trust }
+    }
+
+    /// Sets one setting by its file key (flags use the same names).
+    public mutating func set(_ key: String, _ value: String) throws(ConfigurationError) {
+        switch key {
+        case "socket": socketPath = try Self.nonEmpty(key, value)
+        case "socket-group": socketGroup = value
+        case "socket-mode":
+            guard let mode = UInt16(value, radix: 8), mode <= 0o777 else { throw .invalidValue(key, value) }
+            socketMode = mode
+        case "trust-store": trustStorePaths = Self.list(value)
+        case "access-policy":
+            guard let policy = AccessPolicy(rawValue: value) else { throw .invalidValue(key, value) }
+            accessPolicy = policy
+        case "read-timeout": readTimeout = try Self.duration(key, value)
+        case "result-retention": resultRetention = try Self.duration(key, value)
+        case "idle-timeout": idleTimeout = try Self.duration(key, value)
+        case "backends":
+            var kinds: [ReaderBackendKind] = []
+            for name in Self.list(value) {
+                guard let kind = ReaderBackendKind(rawValue: name) else { throw .invalidValue(key, name) }
+                kinds.append(kind)
+            }
+            backends = kinds
+        case "log-level":
+            guard let level = Logger.Level(rawValue: value) else { throw .invalidValue(key, value) }
+            logLevel = level
+        case "max-jobs": maxActiveJobs = try Self.count(key, value)
+        case "max-results": maxRetainedResults = try Self.count(key, value)
+        case "max-clients": maxClients = try Self.count(key, value)
+        case "max-event-streams": maxEventSubscribers = try Self.count(key, value)
+        case "max-request-body": maxRequestBody = try Self.count(key, value)
+        case "face-decoder": faceDecoder = try Self.nonEmpty(key, value)
+        default: throw .unknownKey(key)
+        }
+    }
+
+    static func list(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func nonEmpty(_ key: String, _ value: String) throws(ConfigurationError) -> String {
+        guard !value.isEmpty else { throw .invalidValue(key, value) }
+        return value
+    }
+
+    static func count(_ key: String, _ value: String) throws(ConfigurationError) -> Int {
+        guard let n = Int(value), n > 0 else { throw .invalidValue(key, value) }
+        return n
+    }
+
+    /// `90`, `90s`, `1500ms`, `5m`, `1h`.
+    static func duration(_ key: String, _ value: String) throws(ConfigurationError) -> Duration {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = value
+        var scale = 1.0
+        for (suffix, factor) in units where value.hasSuffix(suffix) {
+            number = String(value.dropLast(suffix.count))
+            scale = factor
+            break
+        }
+        guard let n = Double(number.trimmingCharacters(in: .whitespaces)), n > 0, n.isFinite, n * scale <= 86_400 * 30 else {
+            throw .invalidValue(key, value)
+        }
+        return .milliseconds(Int64((n * scale * 1000).rounded()))
+    }
+}
+
+/// A configuration file or flag that cannot be used.
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownKey(String)
+    case invalidValue(String, String)
+    case syntax(file: String, line: Int, String)
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .unknownKey(let key): return "unknown setting '\(key)'"
+        case .invalidValue(let key, let value): return "invalid value '\(value)' for '\(key)'"
+        case .syntax(let file, let line, let why): return "\(file):\(line): \(why)"
+        case .unreadable(let path): return "cannot read configuration file \(path)"
+        }
+    }
+}
+
+extension Duration {
+    /// Seconds as a `Double` (for JSON and metrics).
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Counters and gauges for `GET /metrics` (Prometheus text exposition format 0.0.4).
+public final class DaemonMetrics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var readsByOutcome: [String: Int] = [:]
+    private var errorsByCode: [String: Int] = [:]
+    private var requestsByStatus: [Int: Int] = [:]
+    private var apdus = 0
+    private var durationBuckets: [Double: Int] = [:]
+    private var durationSum = 0.0
+    private var durationCount = 0
+    private var connectionsRefused = 0
+    static let buckets: [Double] = [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
+
+    public init() {}
+
+    func recordRead(outcome: String, seconds: Double?, apdus count: Int, errorCode: String?) {
+        lock.withLock {
+            readsByOutcome[outcome, default: 0] += 1
+            apdus += count
+            if let code = errorCode { errorsByCode[code, default: 0] += 1 }
+            if let seconds {
+                durationSum += seconds
+                durationCount += 1
+                for bucket in Self.buckets where seconds <= bucket { durationBuckets[bucket, default: 0] += 1 }
+            }
+        }
+    }
+
+    func recordRequest(status: Int, errorCode: String?) {
+        lock.withLock {
+            requestsByStatus[status, default: 0] += 1
+            if let code = errorCode { errorsByCode[code, default: 0] += 1 }
+        }
+    }
+
+    func recordRefusedConnection() {
+        lock.withLock { connectionsRefused += 1 }
+    }
+
+    /// Gauges read at scrape time.
+    struct Gauges {
+        var readers: Int
+        var busyReaders: Int
+        var activeJobs: Int
+        var retainedResults: Int
+        var connections: Int
+        var eventSubscribers: Int
+        var uptimeSeconds: Double
+    }
+
+    func render(_ gauges: Gauges) -> String {
+        lock.withLock {
+            var out = ""
+            func family(_ name: String, _ type: String, _ help: String) {
+                out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            }
+            family("mrtdd_reads_total", "counter", "Reads finished, by outcome (valid, invalid, unverified, failed, cancelled).")
+            for outcome in ["valid", "invalid", "unverified", "failed", "cancelled"] {
+                out += "mrtdd_reads_total{outcome=\"\(outcome)\"} \(readsByOutcome[outcome, default: 0])\n"
+            }
+            family("mrtdd_read_duration_seconds", "histogram", "Duration of chip sessions.")
+            for bucket in Self.buckets {
+                out += "mrtdd_read_duration_seconds_bucket{le=\"\(bucket)\"} \(durationBuckets[bucket, default: 0])\n"
+            }
+            out += "mrtdd_read_duration_seconds_bucket{le=\"+Inf\"} \(durationCount)\n"
+            out += "mrtdd_read_duration_seconds_sum \(durationSum)\nmrtdd_read_duration_seconds_count \(durationCount)\n"
+            family("mrtdd_apdus_total", "counter", "Command/response exchanges with chips.")
+            out += "mrtdd_apdus_total \(apdus)\n"
+            family("mrtdd_errors_total", "counter", "Errors by stable code (read failures and API errors).")
+            for (code, n) in errorsByCode.sorted(by: { $0.key < $1.key }) {
+                out += "mrtdd_errors_total{code=\"\(code)\"} \(n)\n"
+            }
+            family("mrtdd_http_requests_total", "counter", "API requests answered, by status.")
+            for (status, n) in requestsByStatus.sorted(by: { $0.key < $1.key }) {
+                out += "mrtdd_http_requests_total{status=\"\(status)\"} \(n)\n"
+            }
+            family("mrtdd_connections_refused_total", "counter", "Connections refused with 429 (too many clients).")
+            out += "mrtdd_connections_refused_total \(connectionsRefused)\n"
+            family("mrtdd_readers", "gauge", "Readers attached.")
+            out += "mrtdd_readers \(gauges.readers)\n"
+            family("mrtdd_readers_busy", "gauge", "Readers in a chip session.")
+            out += "mrtdd_readers_busy \(gauges.busyReaders)\n"
+            family("mrtdd_jobs_active", "gauge", "Jobs waiting for a card or reading.")
+            out += "mrtdd_jobs_active \(gauges.activeJobs)\n"
+            family("mrtdd_results_retained", "gauge", "Finished jobs kept in memory until their retention ends.")
+            out += "mrtdd_results_retained \(gauges.retainedResults)\n"
+            family("mrtdd_connections", "gauge", "Open API connections.")
+            out += "mrtdd_connections \(gauges.connections)\n"
+            family("mrtdd_event_subscribers", "gauge", "Open event streams.")
+            out += "mrtdd_event_subscribers \(gauges.eventSubscribers)\n"
+            family("mrtdd_uptime_seconds", "gauge", "Seconds since start.")
+            out += "mrtdd_uptime_seconds \(gauges.uptimeSeconds)\n"
+            return out
+        }
+    }
+}

@@ -1,0 +1,458 @@
+import Foundation
+public import Logging
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+public import MRTDReaders
+
+/// Owns readers and read jobs: one chip session per reader at a time, readers in parallel, jobs in
+/// arrival order. A job waits for a card; a card already on a free reader is read at once. Finished
+/// jobs keep their result (and face) in memory until the retention time ends or they are deleted.
+public actor ReadScheduler {
+    private struct Slot {
+        var descriptor: ReaderDescriptor
+        var backend: any ReaderBackend
+        var busyJob: String?
+    }
+
+    private enum CancelReason { case user, timeout, shutdown }
+
+    private final class Job {
+        let id: String
+        let requestedReader: String?
+        let parameters: ReadParameters
+        let peer: PeerCredentials?
+        let created = Date()
+        let deadline: ContinuousClock.Instant
+        var state = JobState.waiting
+        var reader: String?
+        var started: Date?
+        var finished: Date?
+        var expires: ContinuousClock.Instant?
+        var expiresDate: Date?
+        let progress = Locked<ReadProgress?>(nil)
+        var task: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+        var connection: (any CardConnection)?
+        var cancelReason: CancelReason?
+        var error: APIError.Body?
+        var result: ReadResult?
+        var face: [UInt8]?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+
+        init(id: String, requestedReader: String?, parameters: ReadParameters, peer: PeerCredentials?, deadline: ContinuousClock.Instant) {
+            self.id = id
+            self.requestedReader = requestedReader
+            self.parameters = parameters
+            self.peer = peer
+            self.deadline = deadline
+        }
+    }
+
+    private let engine: any ReadEngine
+    private let events: EventBus
+    private let metrics: DaemonMetrics
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+    private let clock = ContinuousClock()
+
+    private var slots: [String: Slot] = [:]
+    private var slotOrder: [String] = []
+    private var jobs: [String: Job] = [:]
+    private var waiting: [String] = []
+    private var finishedOrder: [String] = []
+    private var shuttingDown = false
+
+    public init(engine: any ReadEngine, events: EventBus, metrics: DaemonMetrics, configuration: DaemonConfiguration, logger: Logger) {
+        self.engine = engine
+        self.events = events
+        self.metrics = metrics
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: Readers
+
+    /// Applies one backend event: updates the reader table, publishes the API event, starts reads.
+    public func handle(_ event: ReaderEvent, from backend: any ReaderBackend) {
+        switch event {
+        case .readerAdded(let descriptor):
+            if slots[descriptor.name] == nil { slotOrder.append(descriptor.name) }
+            slots[descriptor.name] = Slot(descriptor: descriptor, backend: backend, busyJob: slots[descriptor.name]?.busyJob)
+            logger.info("reader added", metadata: ["reader": "\(descriptor.name)", "backend": "\(descriptor.backend.rawValue)"])
+            events.publish(.make("reader.added", EventPayload.Reader(reader: descriptor.name, backend: descriptor.backend.rawValue)))
+            if descriptor.cardPresent {
+                events.publish(.make("card.inserted", EventPayload.Card(reader: descriptor.name, atr: nil)))
+            }
+        case .readerRemoved(let name):
+            guard slots.removeValue(forKey: name) != nil else { return }
+            slotOrder.removeAll { $0 == name }
+            logger.info("reader removed", metadata: ["reader": "\(name)"])
+            events.publish(.make("reader.removed", EventPayload.Reader(reader: name, backend: nil)))
+        case .cardInserted(let name, let atr):
+            slots[name]?.descriptor.cardPresent = true
+            logger.debug("card inserted", metadata: ["reader": "\(name)"])
+            events.publish(.make("card.inserted", EventPayload.Card(reader: name, atr: atr.hex)))
+        case .cardRemoved(let name):
+            slots[name]?.descriptor.cardPresent = false
+            logger.debug("card removed", metadata: ["reader": "\(name)"])
+            events.publish(.make("card.removed", EventPayload.Card(reader: name, atr: nil)))
+        case .backendUnavailable(let kind, let reason):
+            logger.warning("reader backend unavailable", metadata: ["backend": "\(kind.rawValue)", "reason": "\(reason)"])
+        case .backendRecovered(let kind):
+            logger.info("reader backend recovered", metadata: ["backend": "\(kind.rawValue)"])
+        }
+        dispatch()
+    }
+
+    /// `GET /v1/readers`.
+    public func readerViews() -> [ReaderView] {
+        slotOrder.compactMap { name in
+            slots[name].map {
+                ReaderView(
+                    name: name, backend: $0.descriptor.backend, capabilities: $0.descriptor.capabilities,
+                    cardPresent: $0.descriptor.cardPresent, busy: $0.busyJob != nil)
+            }
+        }
+    }
+
+    /// Ids of the jobs held now (tests, diagnostics).
+    func jobIDs() -> [String] { Array(jobs.keys) }
+
+    struct Stats {
+        var readers: Int
+        var busyReaders: Int
+        var activeJobs: Int
+        var retainedResults: Int
+    }
+
+    func stats() -> Stats {
+        let active = jobs.values.filter { !$0.state.isFinished }.count
+        return Stats(
+            readers: slots.count, busyReaders: slots.values.filter { $0.busyJob != nil }.count,
+            activeJobs: active, retainedResults: jobs.count - active)
+    }
+
+    // MARK: Jobs
+
+    /// Validates a request and queues its job. The access secret is held by the job until its read ends.
+    public func create(_ request: ReadJobRequest, peer: PeerCredentials?) throws(APIError) -> ReadJobView {
+        if shuttingDown { throw .shuttingDown }
+        let secret = try Self.accessSecret(request.access)
+        let policy = request.accessPolicy ?? configuration.accessPolicy
+        try engine.validate(access: secret, policy: policy)
+        var groups = [14, 15]
+        if let requested = request.dataGroups {
+            guard requested.count <= 16, requested.allSatisfy({ (1...16).contains($0) }) else {
+                throw .invalidRequest("dataGroups: each must be a data group number 1-16")
+            }
+            groups = requested
+        }
+        var timeout = configuration.readTimeout
+        if let seconds = request.timeoutSeconds {
+            guard seconds.isFinite, seconds > 0 else { throw .invalidRequest("timeoutSeconds must be a positive number") }
+            timeout = min(timeout, .milliseconds(Int64((seconds * 1000).rounded(.up))))
+        }
+        if let name = request.reader, slots[name] == nil { throw .readerNotFound(name) }
+        guard jobs.values.count(where: { !$0.state.isFinished }) < configuration.maxActiveJobs else { throw .tooManyJobs }
+
+        let id = UUID().uuidString.lowercased()
+        let job = Job(
+            id: id, requestedReader: request.reader,
+            parameters: ReadParameters(access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy),
+            peer: peer, deadline: clock.now.advanced(by: timeout))
+        jobs[id] = job
+        waiting.append(id)
+        let deadline = job.deadline
+        job.timer = Task.detached { [weak self, clock] in
+            try? await clock.sleep(until: deadline)
+            if !Task.isCancelled { await self?.expire(id) }
+        }
+        logger.info("read job created", metadata: [
+            "job": "\(id)", "uid": "\(peer.map { String($0.uid) } ?? "unknown")",
+            "pid": "\(peer.map { String($0.pid) } ?? "unknown")", "reader": "\(request.reader ?? "any")",
+            "access": "\(job.parameters.access.kind)", "policy": "\(policy.rawValue)",
+        ])
+        dispatch()
+        return view(job)
+    }
+
+    static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessSecret.Value {
+        let given = [access.mrz != nil, access.mrzKey != nil, access.can != nil].filter { $0 }.count
+        guard given == 1 else { throw .invalidRequest("access: give exactly one of mrz, mrzKey, can") }
+        do {
+            if let mrz = access.mrz { return .mrz(try MRZ(mrz).accessKey) }
+            if let key = access.mrzKey {
+                return .mrz(try MRZKey(documentNumber: key.documentNumber, dateOfBirth: key.dateOfBirth, dateOfExpiry: key.dateOfExpiry))
+            }
+        } catch {
+            throw .invalidAccessKey(error.description)
+        }
+        let can = access.can ?? ""
+        // BSI TR-03110-2: the CAN is six decimal digits.
+        guard can.count == 6, can.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw .invalidAccessKey("a CAN is six digits")
+        }
+        return .can(can)
+    }
+
+    /// `GET /v1/reads/{id}`.
+    public func view(id: String, peer: PeerCredentials?) throws(APIError) -> ReadJobView {
+        view(try job(id, peer))
+    }
+
+    /// Waits until the job has finished, then answers as `view`.
+    public func waitUntilFinished(id: String, peer: PeerCredentials?) async throws(APIError) -> ReadJobView {
+        let job = try job(id, peer)
+        if !job.state.isFinished {
+            await withCheckedContinuation { job.waiters.append($0) }
+        }
+        return view(job)
+    }
+
+    /// `DELETE /v1/reads/{id}`: cancels a waiting or running job (answering its final view), or
+    /// purges a finished one (answering nil).
+    public func cancel(id: String, peer: PeerCredentials?) async throws(APIError) -> ReadJobView? {
+        let job = try job(id, peer)
+        switch job.state {
+        case .waiting, .reading:
+            logger.info("read job cancel requested", metadata: ["job": "\(id)", "uid": "\(peer.map { String($0.uid) } ?? "unknown")"])
+            await stop(job, reason: .user)
+            return view(job)
+        case .done, .failed, .cancelled:
+            purge(job)
+            logger.info("read job purged on request", metadata: ["job": "\(id)"])
+            return nil
+        }
+    }
+
+    /// The face image of a finished read, as stored on the chip, and its MIME type.
+    public func face(id: String, peer: PeerCredentials?) throws(APIError) -> (bytes: [UInt8], mimeType: String) {
+        let job = try job(id, peer)
+        guard job.state.isFinished else { throw .resultNotReady }
+        guard let face = job.face, let mime = job.result?.face?.mimeType else { throw .noFace }
+        return (face, mime)
+    }
+
+    private func job(_ id: String, _ peer: PeerCredentials?) throws(APIError) -> Job {
+        guard let job = jobs[id] else { throw .jobNotFound }
+        // A job belongs to the uid that created it (and root); others see no such job.
+        if let owner = job.peer?.uid, let caller = peer?.uid, caller != 0, caller != owner { throw .jobNotFound }
+        return job
+    }
+
+    private func view(_ job: Job) -> ReadJobView {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return ReadJobView(
+            id: job.id, state: job.state, location: "/v1/reads/\(job.id)", reader: job.reader ?? job.requestedReader,
+            createdAt: iso.string(from: job.created), startedAt: job.started.map(iso.string(from:)),
+            finishedAt: job.finished.map(iso.string(from:)), expiresAt: job.expiresDate.map(iso.string(from:)),
+            progress: job.progress.current, error: job.error, result: job.result)
+    }
+
+    // MARK: Running reads
+
+    private func dispatch() {
+        guard !shuttingDown, !waiting.isEmpty else { return }
+        var started: [String] = []
+        for id in waiting {
+            guard let job = jobs[id] else { continue }
+            let candidates = job.requestedReader.map { [$0] } ?? slotOrder
+            guard let name = candidates.first(where: { slots[$0].map { $0.descriptor.cardPresent && $0.busyJob == nil } ?? false }) else {
+                continue
+            }
+            start(job, on: name)
+            started.append(id)
+        }
+        if !started.isEmpty { waiting.removeAll { started.contains($0) } }
+    }
+
+    private enum Outcome: Sendable {
+        case read(DocumentReader.Read)
+        case readerError(ReaderError)
+    }
+
+    private func start(_ job: Job, on name: String) {
+        guard let slot = slots[name] else { return }
+        slots[name]?.busyJob = job.id
+        job.state = .reading
+        job.reader = name
+        job.started = Date()
+        logger.info("read started", metadata: ["job": "\(job.id)", "reader": "\(name)"])
+        let id = job.id
+        let backend = slot.backend
+        let engine = self.engine
+        let parameters = job.parameters
+        let events = self.events
+        let progressBox = job.progress
+        // Detached: the chip session must not run on the scheduler's actor.
+        job.task = Task.detached {
+            let outcome: Outcome
+            do {
+                let connection = try await backend.connect(reader: name)
+                guard await self.attach(connection, to: id) else {
+                    await connection.close()
+                    await self.finish(id, .read(.init(result: .init(status: .failed), files: [:])))
+                    return
+                }
+                let read = await engine.read(transport: connection, parameters: parameters) { progress in
+                    progressBox.withValue { $0 = progress }
+                    events.publish(.make("read.progress", EventPayload.Progress(
+                        id: id, reader: name, phase: progress.phase.rawValue, file: progress.file, percent: progress.percent)))
+                }
+                await connection.close()
+                outcome = .read(read)
+            } catch let error as ReaderError {
+                outcome = .readerError(error)
+            } catch {
+                outcome = .readerError(.backendFailure(backend.kind, "connect failed"))
+            }
+            await self.finish(id, outcome)
+        }
+    }
+
+    /// Records the connection of a running job; false when the job was stopped meanwhile.
+    private func attach(_ connection: any CardConnection, to id: String) -> Bool {
+        guard let job = jobs[id], job.cancelReason == nil else { return false }
+        job.connection = connection
+        return true
+    }
+
+    private func finish(_ id: String, _ outcome: Outcome) {
+        guard let job = jobs[id] else { return }
+        job.parameters.access.wipe()
+        job.connection = nil
+        job.timer?.cancel()
+        if let name = job.reader, slots[name]?.busyJob == id { slots[name]?.busyJob = nil }
+
+        var seconds: Double?
+        var apdus = 0
+        switch (job.cancelReason, outcome) {
+        case (.some(let reason), _):
+            conclude(job, reason: reason)
+        case (nil, .readerError(let error)):
+            let api = APIError.from(error)
+            job.state = .failed
+            job.error = .init(error: api.code, message: api.message)
+        case (nil, .read(let read)):
+            job.result = read.result
+            seconds = read.result.durationMs / 1000
+            apdus = read.result.transport.apdus
+            if read.result.status == .failed {
+                job.state = .failed
+                let error = read.result.error ?? .init(code: "readFailed", message: "the read failed")
+                job.error = .init(error: error.code, message: error.message)
+            } else {
+                job.state = .done
+                job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
+                if read.result.face != nil, let dg2 = read.files[.dg(2)] {
+                    job.face = (try? DG2(rawBytes: dg2))?.faces.first?.imageData
+                }
+            }
+        }
+        let outcomeName = job.state == .done ? (job.result?.status.rawValue ?? "unverified") : job.state.rawValue
+        metrics.recordRead(outcome: outcomeName, seconds: seconds, apdus: apdus, errorCode: job.error?.error)
+        conclude(job)
+        dispatch()
+    }
+
+    /// Ends a job that was stopped before or during its read.
+    private func conclude(_ job: Job, reason: CancelReason) {
+        job.state = reason == .timeout ? .failed : .cancelled
+        job.error = reason == .timeout
+            ? .init(error: ReaderError.timeout.code, message: "the job did not finish within its timeout")
+            : .init(error: "cancelled", message: reason == .shutdown ? "the daemon is shutting down" : "cancelled by request")
+        job.result = nil
+    }
+
+    /// Bookkeeping common to every finished job: retention, events, waiters, logs.
+    private func conclude(_ job: Job) {
+        job.finished = Date()
+        job.expires = clock.now.advanced(by: configuration.resultRetention)
+        job.expiresDate = Date().addingTimeInterval(configuration.resultRetention.seconds)
+        job.task = nil
+        finishedOrder.append(job.id)
+        if job.state == .done {
+            events.publish(.make("read.finished", EventPayload.Finished(
+                id: job.id, reader: job.reader, status: job.result?.status.rawValue ?? "unverified",
+                durationMs: job.result?.durationMs ?? 0)))
+            logger.info("read finished", metadata: [
+                "job": "\(job.id)", "reader": "\(job.reader ?? "-")", "status": "\(job.result?.status.rawValue ?? "-")",
+                "durationMs": "\(job.result?.durationMs ?? 0)", "apdus": "\(job.result?.transport.apdus ?? 0)",
+            ])
+        } else {
+            let error = job.error ?? .init(error: "readFailed", message: "")
+            events.publish(.make("read.failed", EventPayload.Failed(id: job.id, reader: job.reader, error: error.error, message: error.message)))
+            logger.notice("read \(job.state.rawValue)", metadata: ["job": "\(job.id)", "reader": "\(job.reader ?? "-")", "code": "\(error.error)"])
+        }
+        for waiter in job.waiters { waiter.resume() }
+        job.waiters.removeAll()
+        // Beyond the cap, the oldest results go early: memory stays bounded whatever the load.
+        while finishedOrder.count > configuration.maxRetainedResults, let oldest = finishedOrder.first {
+            if let old = jobs[oldest] { purge(old) } else { finishedOrder.removeFirst() }
+        }
+    }
+
+    private func stop(_ job: Job, reason: CancelReason) async {
+        switch job.state {
+        case .waiting:
+            waiting.removeAll { $0 == job.id }
+            job.timer?.cancel()
+            job.parameters.access.wipe()
+            conclude(job, reason: reason)
+            metrics.recordRead(outcome: job.state.rawValue, seconds: nil, apdus: 0, errorCode: job.error?.error)
+            conclude(job)
+        case .reading:
+            job.cancelReason = reason
+            job.task?.cancel()
+            if let connection = job.connection { await connection.close() }
+            if let task = job.task { await task.value }
+        case .done, .failed, .cancelled:
+            break
+        }
+    }
+
+    private func expire(_ id: String) async {
+        guard let job = jobs[id], !job.state.isFinished else { return }
+        await stop(job, reason: .timeout)
+    }
+
+    private func purge(_ job: Job) {
+        jobs.removeValue(forKey: job.id)
+        finishedOrder.removeAll { $0 == job.id }
+        if job.face != nil { secureWipe(&job.face!) }
+        job.face = nil
+        job.result = nil
+    }
+
+    /// Drops finished jobs whose retention has ended.
+    func sweep() {
+        let now = clock.now
+        var expired: [Job] = []
+        for id in finishedOrder {
+            guard let job = jobs[id], let expires = job.expires else { continue }
+            if expires <= now { expired.append(job) } else { break }
+        }
+        for job in expired {
+            purge(job)
+            logger.debug("result purged after retention", metadata: ["job": "\(job.id)"])
+        }
+    }
+
+    /// Shutdown: refuses new jobs, cancels every waiting and running job, wipes their keys.
+    public func shutdown() async {
+        shuttingDown = true
+        let active = jobs.values.filter { !$0.state.isFinished }
+        for job in active { await stop(job, reason: .shutdown) }
+    }
+
+    /// Purges expired results until cancelled (the scheduler's service loop).
+    func runSweeper() async {
+        let period = min(Duration.seconds(1), configuration.resultRetention / 4)
+        while !Task.isCancelled {
+            try? await clock.sleep(for: max(period, .milliseconds(20)))
+            sweep()
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+public import MRTDCore
+public import MRTDReaders
+
+/// Named virtual readers whose cards (virtual chips) are inserted and removed at run time: the
+/// reader backend of `mrtdd --simulate` and of the daemon's tests.
+///
+/// Every `connect` powers the card up afresh (a new `VirtualChip` from the inserted configuration),
+/// as a real reader's cold reset does, so a card left on the reader can be read again and again.
+public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
+    public let kind = ReaderBackendKind.virtual
+
+    private struct Card {
+        var configuration: VirtualChipConfiguration
+        var atr: [UInt8]
+        /// Changes on every insertion, so that a connection to a removed card fails even when
+        /// another card is inserted in its place.
+        var generation: Int
+    }
+
+    private struct Reader {
+        var capabilities: TransportCapabilities
+        var card: Card?
+        /// Delay added to every exchange (a slow chip or a slow reader).
+        var latency: Duration
+    }
+
+    private struct State {
+        var readers: [String: Reader] = [:]
+        var order: [String] = []
+        var subscribers: [UUID: AsyncStream<ReaderEvent>.Continuation] = [:]
+        var generation = 0
+        var shutDown = false
+    }
+
+    private let lock = NSLock()
+    private var state = State()
+
+    /// The ATR of a contactless ISO/IEC 14443-4 card as PC/SC reports it (PC/SC part 3, §3.1.3.2.3).
+    public static let defaultATR: [UInt8] = [0x3B, 0x80, 0x80, 0x01, 0x01]
+
+    public init() {}
+
+    /// A backend with these readers attached and empty.
+    public convenience init(readers: [String], capabilities: TransportCapabilities = .extended) {
+        self.init()
+        for name in readers { addReader(name, capabilities: capabilities) }
+    }
+
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+
+    private func publish(_ events: [ReaderEvent], _ subscribers: [AsyncStream<ReaderEvent>.Continuation]) {
+        for continuation in subscribers {
+            for event in events { continuation.yield(event) }
+        }
+    }
+
+    /// Attaches a reader (no card). Attaching a name already present changes nothing.
+    public func addReader(
+        _ name: String, capabilities: TransportCapabilities = .extended, latency: Duration = .zero
+    ) {
+        let (event, subscribers): (ReaderEvent?, [AsyncStream<ReaderEvent>.Continuation]) = withState { state in
+            guard state.readers[name] == nil, !state.shutDown else { return (nil, []) }
+            state.readers[name] = Reader(capabilities: capabilities, card: nil, latency: latency)
+            state.order.append(name)
+            let descriptor = ReaderDescriptor(name: name, backend: .virtual, capabilities: capabilities, cardPresent: false)
+            return (.readerAdded(descriptor), Array(state.subscribers.values))
+        }
+        if let event { publish([event], subscribers) }
+    }
+
+    /// Detaches a reader; its card, if any, is reported removed first.
+    public func removeReader(_ name: String) {
+        let (events, subscribers): ([ReaderEvent], [AsyncStream<ReaderEvent>.Continuation]) = withState { state in
+            guard let reader = state.readers.removeValue(forKey: name) else { return ([], []) }
+            state.order.removeAll { $0 == name }
+            var events: [ReaderEvent] = []
+            if reader.card != nil { events.append(.cardRemoved(reader: name)) }
+            events.append(.readerRemoved(name: name))
+            return (events, Array(state.subscribers.values))
+        }
+        publish(events, subscribers)
+    }
+
+    /// Puts a card on `reader`, replacing any card there. Returns `false` when there is no such reader.
+    @discardableResult
+    public func insert(
+        _ configuration: VirtualChipConfiguration, into reader: String, atr: [UInt8] = VirtualReaderBackend.defaultATR
+    ) -> Bool {
+        let change: ([ReaderEvent], [AsyncStream<ReaderEvent>.Continuation])? = withState { state in
+            guard var entry = state.readers[reader] else { return nil }
+            var events: [ReaderEvent] = []
+            if entry.card != nil { events.append(.cardRemoved(reader: reader)) }
+            state.generation += 1
+            entry.card = Card(configuration: configuration, atr: atr, generation: state.generation)
+            state.readers[reader] = entry
+            events.append(.cardInserted(reader: reader, atr: atr))
+            return (events, Array(state.subscribers.values))
+        }
+        guard let change else { return false }
+        publish(change.0, change.1)
+        return true
+    }
+
+    /// Takes the card off `reader`; an open connection to it fails with `TransportError.cardRemoved`.
+    public func remove(from reader: String) {
+        let subscribers: [AsyncStream<ReaderEvent>.Continuation] = withState { state in
+            guard var entry = state.readers[reader], entry.card != nil else { return [] }
+            entry.card = nil
+            state.readers[reader] = entry
+            return Array(state.subscribers.values)
+        }
+        publish([.cardRemoved(reader: reader)], subscribers)
+    }
+
+    /// Sets the delay added to every exchange on `reader`.
+    public func setLatency(_ latency: Duration, reader: String) {
+        withState { state in state.readers[reader]?.latency = latency }
+    }
+
+    private func descriptors(_ state: State) -> [ReaderDescriptor] {
+        state.order.compactMap { name in
+            state.readers[name].map {
+                ReaderDescriptor(name: name, backend: .virtual, capabilities: $0.capabilities, cardPresent: $0.card != nil)
+            }
+        }
+    }
+
+    public func readers() async throws -> [ReaderDescriptor] {
+        withState { descriptors($0) }
+    }
+
+    public func events() -> AsyncStream<ReaderEvent> {
+        let (stream, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        withState { state in
+            guard !state.shutDown else {
+                continuation.finish()
+                return
+            }
+            // The current state first, under the lock, so no event is lost or seen twice.
+            for descriptor in descriptors(state) {
+                var empty = descriptor
+                empty.cardPresent = false
+                continuation.yield(.readerAdded(empty))
+                if let card = state.readers[descriptor.name]?.card {
+                    continuation.yield(.cardInserted(reader: descriptor.name, atr: card.atr))
+                }
+            }
+            state.subscribers[id] = continuation
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.withState { state in _ = state.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    public func connect(reader: String) async throws -> any CardConnection {
+        let found: (Reader, ReaderDescriptor)? = withState { state in
+            guard let entry = state.readers[reader] else { return nil }
+            return (entry, ReaderDescriptor(name: reader, backend: .virtual, capabilities: entry.capabilities, cardPresent: entry.card != nil))
+        }
+        guard let found else { throw ReaderError.readerNotFound(reader) }
+        let (entry, descriptor) = found
+        guard let card = entry.card else { throw ReaderError.noCard(reader: reader) }
+        var configuration = card.configuration
+        // The chip cannot take more than the reader carries.
+        if !entry.capabilities.extendedLength { configuration.extendedLength = false }
+        return VirtualCardConnection(
+            backend: self, reader: descriptor, atr: card.atr, generation: card.generation,
+            chip: VirtualChip(configuration: configuration))
+    }
+
+    /// Whether the card of generation `generation` is still on `reader`, and the reader's latency.
+    fileprivate func cardState(reader: String, generation: Int) -> (present: Bool, latency: Duration) {
+        withState { state in
+            guard let entry = state.readers[reader] else { return (false, .zero) }
+            return (entry.card?.generation == generation, entry.latency)
+        }
+    }
+
+    public func shutdown() async {
+        let subscribers: [AsyncStream<ReaderEvent>.Continuation] = withState { state in
+            state.shutDown = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for continuation in subscribers { continuation.finish() }
+    }
+}
+
+/// A connection to a card on a virtual reader.
+final class VirtualCardConnection: CardConnection, @unchecked Sendable {
+    let reader: ReaderDescriptor
+    let atr: [UInt8]
+    private let backend: VirtualReaderBackend
+    private let generation: Int
+    private let chip: VirtualChip
+    private let lock = NSLock()
+    private var closed = false
+
+    init(backend: VirtualReaderBackend, reader: ReaderDescriptor, atr: [UInt8], generation: Int, chip: VirtualChip) {
+        self.backend = backend
+        self.reader = reader
+        self.atr = atr
+        self.generation = generation
+        self.chip = chip
+    }
+
+    var capabilities: TransportCapabilities { reader.capabilities }
+
+    func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        let isClosed = lock.withLock { closed }
+        if isClosed { throw TransportError.readerUnavailable("connection closed") }
+        var card = backend.cardState(reader: reader.name, generation: generation)
+        if card.latency > .zero {
+            do {
+                try await Task.sleep(for: card.latency)
+            } catch {
+                throw TransportError.readerUnavailable("exchange cancelled")
+            }
+            card = backend.cardState(reader: reader.name, generation: generation)
+        }
+        guard card.present else { throw TransportError.cardRemoved }
+        if lock.withLock({ closed }) { throw TransportError.readerUnavailable("connection closed") }
+        return try await chip.transmit(command)
+    }
+
+    func close() async {
+        lock.withLock { closed = true }
+    }
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MRTDCore
+import MRTDDaemon
+import MRTDReaders
+import MRTDTesting
+
+@main
+struct MRTDD: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mrtdd",
+        abstract: "The eMRTD reader daemon: reads e-passports and ID cards for local clients over a Unix socket.",
+        discussion: """
+            Settings come from the configuration file (key = value lines, see docs/configuration.md), \
+            then from flags. SIGTERM or SIGINT stops the daemon gracefully.
+            """,
+        version: Daemon.version)
+
+    @Option(help: "Configuration file (missing is fine for the default path).")
+    var config: String = DaemonConfiguration.defaultPath
+
+    @Option(help: "Unix socket path (ignored when systemd passes a socket).")
+    var socket: String?
+
+    @Option(name: .customLong("trust-store"), help: "Trust store directory or file; repeat for several.")
+    var trustStore: [String] = []
+
+    @Option(name: .customLong("access-policy"), help: "pace-or-bac, pace-only or bac-only.")
+    var accessPolicy: String?
+
+    @Option(name: .customLong("read-timeout"), help: "Longest wait for a card plus read, e.g. 60s.")
+    var readTimeout: String?
+
+    @Option(name: .customLong("result-retention"), help: "How long results stay fetchable, e.g. 5m.")
+    var resultRetention: String?
+
+    @Option(help: "Reader backends, comma separated: pcsc,libnfc.")
+    var backends: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    @Option(name: .customLong("set"), help: "Any configuration key: --set max-jobs=8 (repeatable).")
+    var settings: [String] = []
+
+    @Flag(help: "Serve built-in virtual readers presenting the specimen documents; trust only the TEST-ONLY CSCA.")
+    var simulate = false
+
+    @Option(name: .customLong("sim-readers"), help: "Number of virtual readers with --simulate.")
+    var simReaders = 1
+
+    @Option(name: .customLong("sim-latency-ms"), help: "Delay per APDU of the virtual readers, in milliseconds.")
+    var simLatency = 0
+
+    func run() async throws {
+        var configuration = DaemonConfiguration()
+        do {
+            if let data = FileHandle(forReadingAtPath: config).flatMap({ try? $0.readToEnd() ?? Data() }),
+               let text = String(data: data, encoding: .utf8) {
+                try configuration.apply(file: text, name: config)
+            } else if config != DaemonConfiguration.defaultPath {
+                throw ConfigurationError.unreadable(config)
+            }
+            if let socket { try configuration.set("socket", socket) }
+            if !trustStore.isEmpty { configuration.trustStorePaths = trustStore }
+            if let accessPolicy { try configuration.set("access-policy", accessPolicy) }
+            if let readTimeout { try configuration.set("read-timeout", readTimeout) }
+            if let resultRetention { try configuration.set("result-retention", resultRetention) }
+            if let backends { try configuration.set("backends", backends) }
+            if let logLevel { try configuration.set("log-level", logLevel) }
+            for setting in settings {
+                let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw ValidationError("--set takes key=value") }
+                try configuration.set(parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+            }
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
+        let logger = Logger(label: "mrtdd")
+
+        var readerBackends: [any ReaderBackend] = []
+        let trust: TrustStoreSummary
+        if simulate {
+            readerBackends.append(try Simulation.backend(readers: max(1, simReaders), latency: .milliseconds(simLatency)))
+            trust = Simulation.trustStore
+            logger.notice("simulation: virtual readers with the specimen documents; only the TEST-ONLY CSCA is trusted")
+        } else {
+            readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
+            trust = TrustStoreSummary(paths: configuration.trustStorePaths)
+        }
+        // LEAD: wire passive authentication — build the engine with the loaded TrustStore here.
+        let engine = StandardReadEngine(trustStore: trust)
+        let daemon = Daemon(configuration: configuration, backends: readerBackends, engine: engine, logger: logger)
+        logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
+        try await daemon.run()
+    }
+}
+
+/// The real reader libraries.
+enum ReaderBackends {
+    static func make(_ kinds: [ReaderBackendKind], logger: Logger) -> [any ReaderBackend] {
+        kinds.compactMap { kind -> (any ReaderBackend)? in
+            switch kind {
+            // LEAD: wire PC/SC and libnfc backends — return PCSCBackend() / LibNFCBackend() here.
+            case .pcsc, .libnfc:
+                logger.warning("reader backend not in this build", metadata: ["backend": "\(kind.rawValue)"])
+                return nil
+            case .virtual:
+                logger.warning("the virtual backend is only available with --simulate")
+                return nil
+            }
+        }
+    }
+}
+
+/// `--simulate`: virtual readers, each presenting a specimen document.
+enum Simulation {
+    /// The documents the virtual readers present, one per reader in turn. Extension point: once PACE
+    /// exists, add the PACE ID card (CAN) specimen here (LEAD: wire PACE specimen).
+    static func documents() throws -> [VirtualChipConfiguration] {
+        let passport = try SpecimenDocument.make()
+        return [VirtualChipConfiguration(files: passport.files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey)]
+    }
+
+    static func backend(readers: Int, latency: Duration) throws -> VirtualReaderBackend {
+        let backend = VirtualReaderBackend()
+        let documents = try documents()
+        for index in 0..<readers {
+            let name = "Virtual Reader \(index)"
+            backend.addReader(name, latency: latency)
+            backend.insert(documents[index % documents.count], into: name)
+        }
+        return backend
+    }
+
+    static let trustStore = TrustStoreSummary(paths: ["certs/test (built in)"], certificates: 1, crls: 0, testOnly: true)
+}

@@ -1,0 +1,37 @@
+import Testing
+@testable import MRTDDaemon
+
+@Suite struct ConfigurationTests {
+    @Test func fileSettingsOverrideDefaultsAndCommentsAreIgnored() throws {
+        var config = DaemonConfiguration()
+        try config.apply(file: """
+            # mrtdd.conf
+            socket = /tmp/x.sock   # trailing comment
+            trust-store = /a, /b
+            trust-store = /c
+            access-policy = bac-only
+            read-timeout = 90s
+            result-retention = 2m
+            backends = pcsc
+            log-level = debug
+            """)
+        #expect(config.socketPath == "/tmp/x.sock")
+        #expect(config.trustStorePaths == ["/a", "/b", "/c"])
+        #expect(config.accessPolicy == .bacOnly)
+        #expect(config.readTimeout == .seconds(90))
+        #expect(config.resultRetention == .seconds(120))
+        #expect(config.backends == [.pcsc])
+        #expect(config.logLevel == .debug)
+    }
+
+    @Test(arguments: [
+        ("bogus = 1", ConfigurationError.syntax(file: "mrtdd.conf", line: 1, "unknown setting 'bogus'")),
+        ("read-timeout = -3", .syntax(file: "mrtdd.conf", line: 1, "invalid value '-3' for 'read-timeout'")),
+        ("\nno equals sign", .syntax(file: "mrtdd.conf", line: 2, "expected 'key = value'")),
+        ("backends = pcsc, usb", .syntax(file: "mrtdd.conf", line: 1, "invalid value 'usb' for 'backends'")),
+    ])
+    func badLinesAreRefusedWithTheirLineNumber(text: String, expected: ConfigurationError) {
+        var config = DaemonConfiguration()
+        #expect(throws: expected) { try config.apply(file: text) }
+    }
+}

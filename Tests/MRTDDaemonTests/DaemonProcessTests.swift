@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import MRTDDaemon
+
+/// mrtdd as a separate process, as systemd runs it.
+@Suite(.serialized) struct DaemonProcessTests {
+    /// The built executables sit next to the test bundle.
+    static func executable(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestFailure("\(name) not built next to the tests (\(path)); run swift build --build-tests")
+        }
+        return path
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-proc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    static func waitForSocket(_ path: String, client: DaemonClient) async throws {
+        for _ in 0..<400 {
+            if FileManager.default.fileExists(atPath: path), (try? await client.health()) != nil { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw TestFailure("mrtdd did not start listening on \(path)")
+    }
+
+    static func waitForExit(_ process: Process, timeout: Duration = .seconds(10)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.interrupt()
+                throw TestFailure("mrtdd did not exit within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    @Test func theDaemonProcessReadsThroughItsSocketAndStopsCleanlyOnSIGTERM() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let config = directory.appendingPathComponent("mrtdd.conf")
+        try "# test\nresult-retention = 1m\nlog-level = debug\nsocket-group = \n".write(to: config, atomically: true, encoding: .utf8)
+        let log = directory.appendingPathComponent("mrtdd.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.executable("mrtdd"))
+        process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "2", "--socket", socket]
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let client = DaemonClient(socketPath: socket)
+        try await Self.waitForSocket(socket, client: client)
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: socket)
+        #expect((attributes[.posixPermissions] as? Int) == 0o660)
+        #expect(try await client.readers().map(\.name) == ["Virtual Reader 0", "Virtual Reader 1"])
+        async let a = client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
+        async let b = client.createRead(.init(reader: "Virtual Reader 1", access: Specimens.access), wait: true)
+        let (first, second) = try await (a, b)
+        #expect(first.state == .done && second.state == .done)
+        let wrong = try await client.createRead(.init(access: Specimens.wrongAccess), wait: true)
+        #expect(wrong.error?.error == "accessDenied")
+
+        process.terminate()  // SIGTERM
+        #expect(try await Self.waitForExit(process) == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed on shutdown")
+        let logs = try String(contentsOf: log, encoding: .utf8)
+        #expect(logs.contains("<6>read finished"))
+        #expect(logs.contains("uid=\(getuid())"), "the caller's uid (SO_PEERCRED) is logged with the job")
+        for secret in ["L898902C", "740812", "ERIKSSON", "ANNA"] { #expect(!logs.contains(secret)) }
+    }
+
+    @Test func theDaemonTakesTheSocketSystemdPasses() async throws {
+        let activate = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activate) else {
+            print("SKIPPED: systemd-socket-activate is not installed; socket activation untested")
+            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "systemd-socket-activate is required in CI")
+            return
+        }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("activated.sock").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: activate)
+        // The daemon's own --socket points elsewhere: it must use the inherited one.
+        process.arguments = ["-l", socket, try Self.executable("mrtdd"), "--simulate",
+                             "--socket", directory.appendingPathComponent("unused.sock").path]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let client = DaemonClient(socketPath: socket)
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(25)) }
+        // The first connection starts mrtdd, which answers on the inherited socket.
+        var health: HealthView?
+        for _ in 0..<200 where health == nil {
+            health = try? await client.health()
+            if health == nil { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(health?.readers == 1)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("unused.sock").path))
+        process.terminate()
+        _ = try await Self.waitForExit(process)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import MRTDCore
+import MRTDReaders
+import MRTDTesting
+@testable import MRTDDaemon
+
+/// Log lines captured from a daemon under test.
+final class LogCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var text: String { lock.withLock { lines.joined() } }
+}
+
+/// The specimen documents, built once per test process (signing the SOD takes a moment).
+enum Specimens {
+    private static let cache = Locked<[String: VirtualChipConfiguration]>([:])
+
+    static func passport(face: SpecimenDocument.FaceFormat = .jpeg) throws -> VirtualChipConfiguration {
+        if let cached = cache.withValue({ $0[face.rawValue] }) { return cached }
+        let document = try SpecimenDocument.make(face: face)
+        let configuration = VirtualChipConfiguration(files: document.files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey)
+        cache.withValue { $0[face.rawValue] = configuration }
+        return configuration
+    }
+
+    static let mrzKey = ReadJobRequest.MRZKeyFields(documentNumber: "L898902C3", dateOfBirth: "740812", dateOfExpiry: "120415")
+    static let access = ReadJobRequest.Access(mrzKey: mrzKey)
+    static let wrongAccess = ReadJobRequest.Access(
+        mrzKey: .init(documentNumber: "L898902C3", dateOfBirth: "740813", dateOfExpiry: "120415"))
+}
+
+/// A daemon running in-process on a temporary socket, with a virtual reader backend.
+struct TestDaemon {
+    let backend: VirtualReaderBackend
+    let daemon: Daemon
+    let client: DaemonClient
+    let logs: LogCapture
+    let socketPath: String
+    let task: Task<Void, any Error>
+
+    static func start(
+        readers: [String] = ["R1"], logLevel: Logger.Level = .debug,
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) async throws -> TestDaemon {
+        let backend = VirtualReaderBackend(readers: readers)
+        var configuration = DaemonConfiguration()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-test-\(UUID().uuidString.prefix(8))")
+        configuration.socketPath = directory.appendingPathComponent("api.sock").path
+        configuration.socketGroup = ""
+        configuration.logLevel = logLevel
+        configure(&configuration)
+        let logs = LogCapture()
+        let logger = Logger(label: "mrtdd-test") { label in
+            JournalLogHandler(label: label, level: logLevel) { logs.append($0) }
+        }
+        let daemon = Daemon(
+            configuration: configuration, address: .unixSocket(path: configuration.socketPath), backends: [backend],
+            engine: StandardReadEngine(trustStore: TrustStoreSummary(paths: ["test"], testOnly: true)), logger: logger)
+        let task = Task { try await daemon.run(signals: []) }
+        await daemon.server.waitUntilListening()
+        return TestDaemon(
+            backend: backend, daemon: daemon, client: DaemonClient(socketPath: configuration.socketPath), logs: logs,
+            socketPath: configuration.socketPath, task: task)
+    }
+
+    func stop() async throws {
+        await daemon.shutdown()
+        try await task.value
+        try? FileManager.default.removeItem(atPath: (socketPath as NSString).deletingLastPathComponent)
+    }
+
+    /// Polls a job until `done`, `failed` or `cancelled`.
+    func waitFinished(_ id: String, timeout: Duration = .seconds(20)) async throws -> ReadJobView {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let view = try await client.job(id)
+            if view.state.isFinished { return view }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("job \(id) did not finish in time")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
