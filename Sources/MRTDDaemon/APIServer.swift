@@ -106,7 +106,10 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         let serve: HTTPChannelHandler.Responder = { request, responseWriter, channel in
             var context = DaemonRequestContext(source: .init(channel: channel, logger: logger))
             context.bodyLimit = limit
-            context.peer = await Self.peerCredentials(of: channel)
+            // Only jobs are owned and logged by uid; the other routes skip the getsockopt round trip.
+            if request.uri.path.hasPrefix("/v1/reads") {
+                context.peer = await Self.peerCredentials(of: channel)
+            }
             let response: Response
             do {
                 response = try await responder.respond(to: request, context: context)
