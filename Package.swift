@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "mrtdd",
             dependencies: [
-                "MRTDDaemon", "MRTDReaders", "MRTDTesting",
+                "MRTDDaemon", "MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDVerification", "MRTDCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(
             name: "MRTDDaemonTests",
             dependencies: [
-                "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore",
+                "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),

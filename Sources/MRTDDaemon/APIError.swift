@@ -65,8 +65,7 @@ extension APIError {
     static let faceUndecodable = APIError(.unprocessableContent, "faceUndecodable", "the face image could not be decoded")
     static let invalidFormat = APIError(.badRequest, "invalidFormat", "format must be 'png' (or omitted for the image as stored)")
     // Access
-    static let canNotSupported = APIError(.notImplemented, "canNotSupported", "reading with a CAN needs PACE, which this build does not have")
-    static let accessPolicyNotSupported = APIError(.notImplemented, "accessPolicyNotSupported", "this access policy needs PACE, which this build does not have")
+    static let canNeedsPACE = APIError(.badRequest, "canNeedsPACE", "a CAN opens a chip with PACE only; accessPolicy 'bac' cannot use it")
     static let internalError = APIError(.internalServerError, "internalError", "internal error")
 
     /// Errors of reader discovery, for job failures and HTTP answers.

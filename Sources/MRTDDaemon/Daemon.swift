@@ -9,7 +9,7 @@ public import UnixSignals
 ///
 /// ```swift
 /// let daemon = Daemon(configuration: config, backends: [pcsc, libnfc],
-///                     engine: StandardReadEngine(trustStore: summary), logger: logger)
+///                     engine: StandardReadEngine(store: store, summary: summary), logger: logger)
 /// try await daemon.run()
 /// ```
 public final class Daemon: Sendable {

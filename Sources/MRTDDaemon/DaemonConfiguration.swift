@@ -1,16 +1,7 @@
 import Foundation
 public import Logging
 public import MRTDReaders
-
-/// How the chip may be opened, whatever the request asks beyond it.
-public enum AccessPolicy: String, Sendable, Codable, CaseIterable {
-    /// PACE when the chip offers it (EF.CardAccess), BAC otherwise (Doc 9303-11 §4.2).
-    case paceOrBAC = "pace-or-bac"
-    /// PACE only: a chip without PACE fails rather than falling back to BAC.
-    case paceOnly = "pace-only"
-    /// BAC only (chips whose PACE is broken).
-    case bacOnly = "bac-only"
-}
+public import MRTDProtocol
 
 /// Everything `mrtdd` is configured with: the configuration file, then command-line flags on top.
 ///
@@ -25,7 +16,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var socketMode: UInt16 = 0o660
     /// Trust store locations (CSCA certificates, master lists, CRLs), read by passive authentication.
     public var trustStorePaths: [String] = ["/etc/mrtdd/trust"]
-    public var accessPolicy = AccessPolicy.paceOrBAC
+    public var accessPolicy = AccessPolicy.auto
     /// How long a job may wait for a card and read it, unless the request asks for less.
     public var readTimeout: Duration = .seconds(60)
     /// How long results (and faces) stay fetchable after a read ends.

@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDProtocol
+public import MRTDVerification
 import MRTDReaders
 
 /// The access secret of one job. Held only while the job waits or reads; `wipe()` drops it the
@@ -54,30 +55,39 @@ public protocol ReadEngine: Sendable {
     var trustStore: TrustStoreSummary { get }
 }
 
-/// The engine of this build: `DocumentReader` with BAC.
+/// The engine of this build: `DocumentReader` with BAC or PACE (MRZ or CAN) under the job's access
+/// policy, chip and active authentication, and passive authentication against the trust store.
 public struct StandardReadEngine: ReadEngine {
     public let trustStore: TrustStoreSummary
+    private let store: TrustStore?
 
-    public init(trustStore: TrustStoreSummary) {
-        self.trustStore = trustStore
+    /// - Parameters:
+    ///   - store: what passive authentication trusts; `nil` leaves every result `unverified`.
+    ///   - summary: how `GET /v1/health` describes it.
+    public init(store: TrustStore?, summary: TrustStoreSummary) {
+        self.store = store
+        self.trustStore = summary
     }
 
     public func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError) {
-        // LEAD: wire CAN (PACE with a CAN password) — map .can onto AccessKey.can and drop this refusal.
-        if case .can = access { throw .canNotSupported }
-        // LEAD: wire PACE policy — pace-only needs PACE; pace-or-bac falls back to BAC until then.
-        if policy == .paceOnly { throw .accessPolicyNotSupported }
+        // A CAN is a PACE password only (BSI TR-03110-2); BAC has no use for it.
+        if case .can = access, policy == .bac { throw .canNeedsPACE }
     }
 
     public func read(
         transport: any APDUTransport, parameters: ReadParameters, progress: @escaping ReadProgressHandler
     ) async -> DocumentReader.Read {
-        guard case .mrz(let key) = parameters.access.take() else {
+        let key: AccessKey
+        switch parameters.access.take() {
+        case .mrz(let mrzKey)?: key = .mrz(mrzKey)
+        case .can(let can)?: key = .can(can)
+        case nil:
             return DocumentReader.Read(
-                result: ReadResult(status: .failed, error: .init(code: "canNotSupported", message: APIError.canNotSupported.message)),
+                result: ReadResult(status: .failed, error: .init(code: "cancelled", message: "the access key was wiped before the read")),
                 files: [:])
         }
-        let options = ReadOptions(accessKey: .mrz(key), dataGroups: parameters.dataGroups)
+        let options = ReadOptions(
+            accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: store)
         return await DocumentReader.read(transport: transport, options: options, progress: progress)
     }
 }

@@ -29,7 +29,7 @@ public enum AccessKey: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which access protocol opens the chip.
-public enum AccessPolicy: String, Sendable, Equatable, CaseIterable {
+public enum AccessPolicy: String, Sendable, Equatable, Codable, CaseIterable {
     /// PACE when EF.CardAccess offers it, else BAC; when PACE fails for a protocol reason (not a
     /// wrong password), BAC is tried and the fallback reported (`access.fallback`).
     case auto

@@ -81,7 +81,7 @@ struct DirectReadOptions: ParsableArguments {
     @Flag(help: "Read in-process from an attached reader (PC/SC) instead of through the daemon.")
     var direct = false
 
-    @Option(help: "With --direct: the reader to use (its full name, or a unique part of it). Default: the first reader with a card.")
+    @Option(help: "The reader to use: with --direct its full name or a unique part of it (default: the first reader with a card); through the daemon its name (default: any reader).")
     var reader: String?
 
     @Option(help: "With --direct: wait up to this many seconds for a card to be presented.")
@@ -89,7 +89,8 @@ struct DirectReadOptions: ParsableArguments {
 
     func validate(simulate: Bool, hasAccessKey: Bool) throws {
         if direct && simulate { throw ValidationError("give either --direct or --simulate, not both") }
-        if !direct && (reader != nil || wait != nil) { throw ValidationError("--reader and --wait need --direct") }
+        if simulate && reader != nil { throw ValidationError("--reader does not apply to --simulate") }
+        if !direct && wait != nil { throw ValidationError("--wait needs --direct (through the daemon use --timeout)") }
         if let wait, !(wait > 0 && wait <= 86_400) { throw ValidationError("--wait must be between 0 and 86400 seconds") }
         if direct && !hasAccessKey { throw ValidationError("--direct needs the document's access key (--mrz, --mrz-key or --can)") }
     }

@@ -4,7 +4,9 @@ import Logging
 import MRTDCore
 import MRTDDaemon
 import MRTDReaders
+import MRTDProtocol
 import MRTDTesting
+import MRTDVerification
 
 @main
 struct MRTDD: AsyncParsableCommand {
@@ -26,7 +28,7 @@ struct MRTDD: AsyncParsableCommand {
     @Option(name: .customLong("trust-store"), help: "Trust store directory or file; repeat for several.")
     var trustStore: [String] = []
 
-    @Option(name: .customLong("access-policy"), help: "pace-or-bac, pace-only or bac-only.")
+    @Option(name: .customLong("access-policy"), help: "auto (PACE when offered, else BAC, falling back to BAC when PACE fails), pace or bac.")
     var accessPolicy: String?
 
     @Option(name: .customLong("read-timeout"), help: "Longest wait for a card plus read, e.g. 60s.")
@@ -83,17 +85,15 @@ struct MRTDD: AsyncParsableCommand {
         let logger = Logger(label: "mrtdd")
 
         var readerBackends: [any ReaderBackend] = []
-        let trust: TrustStoreSummary
+        let engine: StandardReadEngine
         if simulate {
             readerBackends.append(try Simulation.backend(readers: max(1, simReaders), latency: .milliseconds(simLatency)))
-            trust = Simulation.trustStore
+            engine = StandardReadEngine(store: try Simulation.store(), summary: Simulation.trustStore)
             logger.notice("simulation: virtual readers with the specimen documents; only the TEST-ONLY CSCA is trusted")
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
-            trust = TrustStoreSummary(paths: configuration.trustStorePaths)
+            engine = TrustLoading.engine(paths: configuration.trustStorePaths, logger: logger)
         }
-        // LEAD: wire passive authentication — build the engine with the loaded TrustStore here.
-        let engine = StandardReadEngine(trustStore: trust)
         let daemon = Daemon(configuration: configuration, backends: readerBackends, engine: engine, logger: logger)
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
         try await daemon.run()
@@ -105,10 +105,10 @@ enum ReaderBackends {
     static func make(_ kinds: [ReaderBackendKind], logger: Logger) -> [any ReaderBackend] {
         kinds.compactMap { kind -> (any ReaderBackend)? in
             switch kind {
-            // LEAD: wire PC/SC and libnfc backends — return PCSCBackend() / LibNFCBackend() here.
-            case .pcsc, .libnfc:
-                logger.warning("reader backend not in this build", metadata: ["backend": "\(kind.rawValue)"])
-                return nil
+            case .pcsc:
+                return PCSCBackend()
+            case .libnfc:
+                return LibNFCBackend()
             case .virtual:
                 logger.warning("the virtual backend is only available with --simulate")
                 return nil
@@ -119,11 +119,31 @@ enum ReaderBackends {
 
 /// `--simulate`: virtual readers, each presenting a specimen document.
 enum Simulation {
-    /// The documents the virtual readers present, one per reader in turn. Extension point: once PACE
-    /// exists, add the PACE ID card (CAN) specimen here (LEAD: wire PACE specimen).
+    /// The documents the virtual readers present, one per reader in turn: the BAC specimen passport
+    /// (with chip and active authentication keys in DG14/DG15), then a PACE-only ID card that opens
+    /// with the CAN 123456 (PACE-CAM, brainpoolP256r1, AES-128) and refuses the MRZ.
     static func documents() throws -> [VirtualChipConfiguration] {
-        let passport = try SpecimenDocument.make()
-        return [VirtualChipConfiguration(files: passport.files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey)]
+        let key = try MRZ(SpecimenDocument.erikssonMRZ).accessKey
+        let authentication = try AuthenticationFixture.make(
+            chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)],
+            activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
+        let passport = try authentication.specimen()
+        var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
+        passportChip.authentication = authentication.chip
+        let card = try SpecimenDocument.make()
+        let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)
+        let idCard = try VirtualChipConfiguration.paceChip(
+            document: card, accessKey: key, infos: [cam], can: "123456", bac: false, mrzAllowed: false)
+        return [passportChip, idCard]
+    }
+
+    /// Passive authentication in simulation trusts the TEST-ONLY CSCA and nothing else.
+    static func store() throws -> TrustStore {
+        var store = TrustStore()
+        _ = store.addAnchor(
+            try Certificate(derEncoded: TestPKI.csca().derBytes), source: "certs/test (built in, TEST ONLY)",
+            isTestMaterial: true)
+        return store
     }
 
     static func backend(readers: Int, latency: Duration) throws -> VirtualReaderBackend {
@@ -138,4 +158,26 @@ enum Simulation {
     }
 
     static let trustStore = TrustStoreSummary(paths: ["certs/test (built in)"], certificates: 1, crls: 0, testOnly: true)
+}
+
+/// The trust store from the configured paths, loaded once at start.
+enum TrustLoading {
+    static func engine(paths: [String], logger: Logger) -> StandardReadEngine {
+        guard !paths.isEmpty else {
+            logger.warning("no trust store configured: passive authentication is not performed and results stay unverified")
+            return StandardReadEngine(store: nil, summary: TrustStoreSummary(paths: []))
+        }
+        let store = TrustStore.load(paths: paths)
+        let report = store.report
+        for rejected in report.rejected {
+            logger.warning("trust material rejected", metadata: ["path": "\(rejected.path)", "reason": "\(rejected.reason)"])
+        }
+        logger.info("trust store loaded", metadata: [
+            "cscas": "\(store.anchors.count)", "crls": "\(store.crls.count)",
+            "ms": "\(report.loadMilliseconds)",
+        ])
+        let summary = TrustStoreSummary(
+            paths: paths, certificates: store.anchors.count, crls: store.crls.count, testOnly: report.containsTestMaterial && store.anchors.allSatisfy(\.isTestMaterial))
+        return StandardReadEngine(store: store, summary: summary)
+    }
 }

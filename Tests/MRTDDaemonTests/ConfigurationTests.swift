@@ -9,7 +9,7 @@ import Testing
             socket = /tmp/x.sock   # trailing comment
             trust-store = /a, /b
             trust-store = /c
-            access-policy = bac-only
+            access-policy = bac
             read-timeout = 90s
             result-retention = 2m
             backends = pcsc
@@ -17,7 +17,7 @@ import Testing
             """)
         #expect(config.socketPath == "/tmp/x.sock")
         #expect(config.trustStorePaths == ["/a", "/b", "/c"])
-        #expect(config.accessPolicy == .bacOnly)
+        #expect(config.accessPolicy == .bac)
         #expect(config.readTimeout == .seconds(90))
         #expect(config.resultRetention == .seconds(120))
         #expect(config.backends == [.pcsc])

@@ -17,7 +17,8 @@ import Testing
         #expect(done.state == .done)
         #expect(done.reader == "R1")
         #expect(done.result?.document?.documentNumber == "L898902C3")
-        #expect(done.result?.status == .unverified)
+        // The test daemon trusts the TEST-ONLY CSCA that signed the specimen.
+        #expect(done.result?.status == .valid)
         #expect(done.progress?.percent == 100)
         try await daemon.stop()
     }
@@ -133,11 +134,12 @@ import Testing
         try await daemon.stop()
     }
 
-    @Test func aCANIsRefusedUntilPACEIsWired() async throws {
+    @Test func aCANWithTheBACPolicyIsRefused() async throws {
         let daemon = try await TestDaemon.start()
-        let answer = try await daemon.client.send(.post, "/v1/reads", json: Array(#"{"access":{"can":"123456"}}"#.utf8))
-        #expect(answer.status == 501)
-        #expect(DaemonClientError.from(answer).code == "canNotSupported")
+        let answer = try await daemon.client.send(
+            .post, "/v1/reads", json: Array(#"{"access":{"can":"123456"},"accessPolicy":"bac"}"#.utf8))
+        #expect(answer.status == 400)
+        #expect(DaemonClientError.from(answer).code == "canNeedsPACE")
         try await daemon.stop()
     }
 

@@ -59,9 +59,13 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o660)
         #expect(try await client.readers().map(\.name) == ["Virtual Reader 0", "Virtual Reader 1"])
         async let a = client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
-        async let b = client.createRead(.init(reader: "Virtual Reader 1", access: Specimens.access), wait: true)
+        // Reader 1 presents the PACE-only ID card, which opens with its CAN.
+        async let b = client.createRead(.init(reader: "Virtual Reader 1", access: .init(can: "123456")), wait: true)
         let (first, second) = try await (a, b)
         #expect(first.state == .done && second.state == .done)
+        #expect(first.result?.status == .valid && first.result?.checks.chipAuthentication.result == "passed")
+        #expect(second.result?.access?.protocol == "PACE" && second.result?.access?.password == "CAN")
+        #expect(second.result?.status == .valid)
         let wrong = try await client.createRead(.init(access: Specimens.wrongAccess), wait: true)
         #expect(wrong.error?.error == "accessDenied")
 

@@ -104,7 +104,7 @@ struct OpenAPIDocument {
             ("get", "/v1/reads/{id}/face", 415, { try await client.send(.get, "/v1/reads/\(jpeg.id)/face?format=png") }),
             ("get", "/v1/reads/{id}/face", 501, { try await client.send(.get, "/v1/reads/\(done.id)/face?format=png") }),
             ("get", "/metrics", 200, { try await client.send(.get, "/metrics") }),
-            ("post", "/v1/reads", 501, post(#"{"access":{"can":"123456"}}"#)),
+            ("post", "/v1/reads", 400, post(#"{"access":{"can":"123456"},"accessPolicy":"bac"}"#)),
         ]
         // 415 needs a content type the client does not send: a raw request.
         let form = try RawSocket(path: daemon.socketPath)

@@ -3,6 +3,7 @@ import Logging
 import MRTDCore
 import MRTDReaders
 import MRTDTesting
+import MRTDVerification
 @testable import MRTDDaemon
 
 /// Log lines captured from a daemon under test.
@@ -57,7 +58,8 @@ struct TestDaemon {
         }
         let daemon = Daemon(
             configuration: configuration, address: .unixSocket(path: configuration.socketPath), backends: [backend],
-            engine: StandardReadEngine(trustStore: TrustStoreSummary(paths: ["test"], testOnly: true)), logger: logger)
+            engine: StandardReadEngine(store: try testTrustStore(), summary: TrustStoreSummary(paths: ["test"], testOnly: true)),
+            logger: logger)
         let task = Task { try await daemon.run(signals: []) }
         await daemon.server.waitUntilListening()
         return TestDaemon(
@@ -86,4 +88,11 @@ struct TestDaemon {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Passive authentication in the daemon tests trusts the TEST-ONLY CSCA that signs the specimens.
+func testTrustStore() throws -> TrustStore {
+    var store = TrustStore()
+    _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test CSCA", isTestMaterial: true)
+    return store
 }
