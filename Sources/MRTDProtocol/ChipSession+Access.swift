@@ -10,6 +10,14 @@ extension ChipSession {
         var files: [LDSFile: [UInt8]]
         var warnings: [String]
         var chipAuthentication: ReadResult.Check?
+        var established: Established
+    }
+
+    /// How the chip was opened: what a re-authentication repeats.
+    enum Established {
+        case bac
+        /// PACE with these parameters; for PACE-CAM, what verified the chip's static key.
+        case pace(PACEParameters, cardAccess: SecurityInfos?, cardSecurity: [UInt8]?, chipAuthentication: ReadResult.Check?)
     }
 
     /// Authenticates and selects the eMRTD application.
@@ -88,7 +96,9 @@ extension ChipSession {
             mapping: proto.mapping.rawValue, keyAgreement: proto.keyAgreement.rawValue,
             domainParameters: outcome.domainParametersName, parameterId: parameters.parameterID)
         return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings,
-                          chipAuthentication: chipAuthentication)
+                          chipAuthentication: chipAuthentication,
+                          established: .pace(parameters, cardAccess: securityInfos, cardSecurity: files[.cardSecurity],
+                                             chipAuthentication: chipAuthentication))
     }
 
     private func openWithBAC(
@@ -113,7 +123,8 @@ extension ChipSession {
             access.fallback = .init(from: "PACE", to: "BAC", reason: reason)
             warnings.append("PACE failed (\(reason)); the chip was read with BAC")
         }
-        return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil)
+        return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil,
+                          established: .bac)
     }
 
     /// Probes LDS2 (optional) and selects the LDS1 eMRTD application.

@@ -53,11 +53,15 @@ public struct ReadOptions: Sendable, Equatable {
     /// The CSCAs to verify the document against (passive authentication); `nil` leaves it
     /// `notPerformed` and the status `unverified`.
     public var trustStore: TrustStore?
+    /// Recovery from lost cards and secure-messaging faults (bounded attempts, a deadline).
+    public var recovery: RecoveryPolicy
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,
-        reader: FileReader.Configuration = .init(), access: AccessPolicy = .auto, trustStore: TrustStore? = nil
+        reader: FileReader.Configuration = .init(), access: AccessPolicy = .auto, trustStore: TrustStore? = nil,
+        recovery: RecoveryPolicy = .init()
     ) {
+        self.recovery = recovery
         self.accessKey = accessKey
         self.access = access
         self.dataGroups = dataGroups
@@ -98,11 +102,31 @@ public final class ChipSession {
     public let options: ReadOptions
     let channel: ChipChannel
     let random: any RandomSource
+    /// Opens a fresh link to the same card after a link fault; nil: link faults end the read.
+    let connect: (@Sendable () async throws -> any APDUTransport)?
+    let clock = ContinuousClock()
+    /// When the read started (the recovery deadline counts from here).
+    var started: ContinuousClock.Instant
+    /// How the chip was opened, once it was: what re-authentication repeats.
+    var established: Established?
+    /// Chip/Active Authentication state (created after opening).
+    var authentication: SessionAuthentication?
+    var reconnects = 0
+    var secureMessagingRecoveries = 0
 
-    public init(transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom()) {
+    /// - Parameters:
+    ///   - transport: the link to the chip.
+    ///   - connect: gives a fresh link to the same card after a link fault (the card reset, or taken
+    ///     away and presented again); without, link faults end the read.
+    public init(
+        transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
+        connect: (@Sendable () async throws -> any APDUTransport)? = nil
+    ) {
         self.options = options
         self.channel = ChipChannel(transport: transport)
         self.random = random
+        self.connect = connect
+        started = clock.now
     }
 
     /// What crossed the wire so far (also valid after a failed `run`).
@@ -110,8 +134,10 @@ public final class ChipSession {
 
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
+        started = clock.now
 
-        let opened = try await openChip()
+        let opened = try await recovering(file: nil, offset: { nil }) { try await openChip() }
+        established = opened.established
         var files = opened.files
         let access = opened.access
         let lds2 = opened.lds2
@@ -120,7 +146,7 @@ public final class ChipSession {
         var skipped: [ReadResult.SkippedFile] = []
 
         var warnings: [String] = opened.warnings
-        let com = try await reader.read(.com)
+        let com = try await readRecovering(.com, with: reader)
         files[.com] = com
         // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
         var listed: Set<LDSFile>?
@@ -129,19 +155,22 @@ public final class ChipSession {
         } catch {
             warnings.append("EF_COM: \(error)")
         }
-        files[.sod] = try await reader.read(.sod)
+        files[.sod] = try await readRecovering(.sod, with: reader)
 
         let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
         let authentication = SessionAuthentication(channel: channel, random: random)
+        self.authentication = authentication
         for file in SessionAuthentication.readingOrder(wanted) {
             // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
             guard listed?.contains(file) ?? true || file == .dg(1) || file == .dg(2) else { continue }
             do {
-                files[file] = try await authentication.confirming { try await reader.read(file) }
+                files[file] = try await authentication.confirming { try await readRecovering(file, with: reader) }
                 // Chip Authentication right after DG14; every later command uses its keys.
                 if file == .dg(14), let dg14 = files[file] {
-                    try await authentication.chipAuthentication(
-                        dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
+                    try await recovering(file: nil, offset: { nil }) {
+                        try await authentication.chipAuthentication(
+                            dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
+                    }
                 }
             } catch ProtocolError.fileAccessDenied(_, let sw) {
                 // EAC-protected groups (DG3, DG4) answer 6982 without terminal authentication.
@@ -152,7 +181,7 @@ public final class ChipSession {
             }
         }
         if let dg15 = files[.dg(15)] {
-            try await authentication.activeAuthentication(dg15: dg15)
+            try await recovering(file: nil, offset: { nil }) { try await authentication.activeAuthentication(dg15: dg15) }
         }
         try await authentication.confirmChipAuthenticationKeys()
         warnings += authentication.warnings
