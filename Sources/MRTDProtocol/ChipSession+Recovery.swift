@@ -13,26 +13,28 @@ extension ChipSession {
     /// session: the session is re-established and the group reported as not accessible.
     func readRecovering(_ file: LDSFile, with reader: FileReader) async throws -> [UInt8] {
         var partial: [UInt8] = []
-        do {
-            return try await recovering(file: file, offset: { partial.count }) {
-                do {
-                    return try await reader.read(file, resumingFrom: partial)
-                } catch {
-                    if let interrupted = reader.interrupted, interrupted.file == file { partial = interrupted.bytes }
-                    throw error
-                }
+        return try await recovering(file: file, offset: { partial.count }) {
+            do {
+                return try await reader.read(file, resumingFrom: partial)
+            } catch ProtocolError.unprotectedResponse(.securityStatusNotSatisfied)
+                where file != .dg(1) && file != .dg(2) && established != nil {
+                channel.noteRecovery("securityStatusNotSatisfied", file: file, offset: partial.count,
+                                     detail: "6982 without secure messaging: re-authenticating, \(file.name) skipped")
+                try await recovering(file: nil, offset: { nil }) { try await reauthenticate(afterReconnect: false) }
+                throw ProtocolError.fileAccessDenied(file, .securityStatusNotSatisfied)
+            } catch {
+                if let interrupted = reader.interrupted, interrupted.file == file { partial = interrupted.bytes }
+                throw error
             }
-        } catch ProtocolError.unprotectedResponse(.securityStatusNotSatisfied) where file != .dg(1) && file != .dg(2) && established != nil {
-            channel.noteRecovery("securityStatusNotSatisfied", file: file, offset: partial.count,
-                                 detail: "6982 without secure messaging: re-authenticated, \(file.name) skipped")
-            try await recovering(file: nil, offset: { nil }) { try await reauthenticate(afterReconnect: false) }
-            throw ProtocolError.fileAccessDenied(file, .securityStatusNotSatisfied)
         }
     }
 
     /// Runs `body`, recovering from link and secure-messaging faults as the policy allows, and
     /// running it again (a file read resumes where it stopped).
-    func recovering<T>(file: LDSFile?, offset: () -> Int?, _ body: () async throws -> T) async throws -> T {
+    ///
+    /// With `opening`, `body` opens the chip from the start: only link faults are handled there (by
+    /// reconnecting, without re-authenticating); faults after the access protocol are recovered inside.
+    func recovering<T>(file: LDSFile?, offset: () -> Int?, opening: Bool = false, _ body: () async throws -> T) async throws -> T {
         let policy = options.recovery
         var retriedSecureMessaging = false
         while true {
@@ -46,7 +48,7 @@ extension ChipSession {
                 switch fault {
                 case .secureMessaging:
                     // Before the chip is open there is no session to re-establish safely.
-                    guard established != nil, !retriedSecureMessaging,
+                    guard !opening, established != nil, !retriedSecureMessaging,
                           secureMessagingRecoveries < policy.maxSecureMessagingRecoveries else { throw error }
                     retriedSecureMessaging = true
                     secureMessagingRecoveries += 1
@@ -57,6 +59,7 @@ extension ChipSession {
                     guard connect != nil, reconnects < policy.maxReconnects else { throw error }
                     channel.noteRecovery(error.code, file: file, offset: at,
                                          detail: "\(error.description): reconnecting, re-authenticating, resuming\(place)")
+                    if opening { established = nil }
                     try await reestablish(after: error, fault: .link)
                 }
             }
@@ -78,6 +81,11 @@ extension ChipSession {
                     // The card went away during the re-authentication: reconnect instead.
                     fault = .link
                     lastError = failure
+                } catch {
+                    // The fault that started it explains the failure best; what the attempt met is listed.
+                    let code = (error as? ProtocolError)?.code ?? "readerServiceFailure"
+                    channel.noteRecovery("reauthenticationFailed", detail: "re-authentication failed (\(code)); giving up")
+                    throw lastError
                 }
             }
             guard reconnects < policy.maxReconnects, clock.now - started < policy.deadline else { throw lastError }
@@ -100,25 +108,21 @@ extension ChipSession {
         guard let connect else { throw ProtocolError.transport(.cardRemoved) }
         let remaining = options.recovery.deadline - (clock.now - started)
         guard remaining > .zero else { throw ProtocolError.transport(.timeout) }
+        // `connect` is cancelled when the deadline passes (it must honour cancellation).
+        let attempt = Task { try await connect() }
+        let timer = Task {
+            try? await Task.sleep(for: remaining)
+            attempt.cancel()
+        }
+        defer { timer.cancel() }
         do {
-            return try await withThrowingTaskGroup(of: (any APDUTransport)?.self) { group in
-                group.addTask { try await connect() }
-                group.addTask {
-                    try await Task.sleep(for: remaining)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let transport = first else {
-                    throw ProtocolError.transport(.timeout)
-                }
-                return transport
-            }
+            return try await attempt.value
         } catch let error as ProtocolError {
             throw error
         } catch let error as TransportError {
             throw ProtocolError.transport(error)
         } catch is CancellationError {
-            throw ProtocolError.cancelled
+            throw Task.isCancelled ? ProtocolError.cancelled : ProtocolError.transport(.timeout)
         } catch {
             // A reader backend's own error (no card yet, reader gone): worth another attempt.
             throw ProtocolError.transport(.readerUnavailable("reconnecting: \(error)"))
@@ -151,15 +155,17 @@ extension ChipSession {
                 outcome = try await PACE.perform(
                     channel: channel, parameters: parameters, password: options.accessKey.pacePassword, random: random)
             }
-            if parameters.paceProtocol.mapping == .cam {
+            if parameters.paceProtocol.mapping == .cam, let camCheck {
                 // The chip must prove the same static key again: a different chip ends the read.
                 let check = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity, cardAccess: cardAccess)
-                guard check.result == camCheck?.result else {
+                guard check.result == camCheck.result else {
                     throw ProtocolError.authenticationFailed("PACE-CAM after re-authentication: \(check.reason ?? check.result)")
                 }
             }
-            let sw = try await channel.selectApplication(ApplicationID.lds1)
-            guard sw == .success else { throw ProtocolError.notAnEMRTD(sw) }
+            if applicationSelected {
+                let sw = try await channel.selectApplication(ApplicationID.lds1)
+                guard sw == .success else { throw ProtocolError.notAnEMRTD(sw) }
+            }
         }
         try await authentication?.repeatChipAuthentication()
     }

@@ -109,6 +109,8 @@ public final class ChipSession {
     var started: ContinuousClock.Instant
     /// How the chip was opened, once it was: what re-authentication repeats.
     var established: Established?
+    /// Whether the eMRTD application was selected (a re-authentication selects it again).
+    var applicationSelected = false
     /// Chip/Active Authentication state (created after opening).
     var authentication: SessionAuthentication?
     var reconnects = 0
@@ -136,7 +138,7 @@ public final class ChipSession {
         defer { channel.endSecureMessaging() }
         started = clock.now
 
-        let opened = try await recovering(file: nil, offset: { nil }) { try await openChip() }
+        let opened = try await recovering(file: nil, offset: { nil }, opening: true) { try await openChip() }
         established = opened.established
         var files = opened.files
         let access = opened.access
