@@ -79,6 +79,9 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual chip authentication keys (with --simulate)")
     var authenticationChip: AuthenticationSimulationOptions
 
+    @OptionGroup(title: "Virtual chip faults (with --simulate)")
+    var faultChip: FaultSimulationOptions
+
     @OptionGroup(title: "Attached reader (with --direct)")
     var direct: DirectReadOptions
 
@@ -87,6 +90,9 @@ struct Read: AsyncParsableCommand {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
         try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil || accessOptions.can != nil)
+        if !simulate && (faultChip.isActive || faultChip.noCardAccess) {
+            throw ValidationError("--sim-fault, --sim-remove-at and --sim-no-card-access need --simulate")
+        }
         if !simulate && !direct.direct {
             throw ValidationError(
                 "reading through the mrtdd daemon is not available in this build yet; use --simulate or --direct")
@@ -124,6 +130,19 @@ struct Read: AsyncParsableCommand {
             let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
             var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
             configuration.authentication = authentication?.chip
+            if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
+            if faultChip.isActive {
+                guard record == nil else {
+                    throw ValidationError("--record with --sim-fault / --sim-remove-at is not supported yet")
+                }
+                // A card slot: pulled and presented again as scheduled; the read reconnects.
+                let slot = VirtualCardSlot(
+                    configuration: configuration, faults: try faultChip.faults(),
+                    refusedReconnects: faultChip.refusedReconnects)
+                read = await DocumentReader.read(connect: { try await slot.connect() }, options: options)
+                try finish(read)
+                return
+            }
             let virtualChip = VirtualChip(configuration: configuration)
             read = try await perform(
                 options, on: virtualChip,
@@ -131,6 +150,11 @@ struct Read: AsyncParsableCommand {
                 atr: nil)
         }
 
+        try finish(read)
+    }
+
+    /// Writes what was asked for, prints the result, and sets the exit status.
+    private func finish(_ read: DocumentReader.Read) throws {
         if let dump {
             try writeDump(read.files, to: dump)
         }

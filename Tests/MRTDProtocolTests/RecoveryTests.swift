@@ -132,7 +132,7 @@ import Testing
             }
         }
         print("FIGURES \(setup.name): removal/timeout at each of \(total) exchanges recovered; slowest read \(slowest)")
-        #expect(slowest < .seconds(5))
+        #expect(slowest < .seconds(20), "bounded (the machine may be loaded by parallel suites)")
     }
 
     // MARK: Secure-messaging faults: re-authenticate, retry once
