@@ -117,7 +117,10 @@ struct Read: AsyncParsableCommand {
             reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
             trustStore: try trustOptions.store(trustingTestCSCA: simulate))
         let read: DocumentReader.Read
-        if direct.direct {
+        if direct.direct && record == nil {
+            // Reconnects after a lost card (docs/reliability.md).
+            read = try await direct.readReconnecting(json: json, options: options)
+        } else if direct.direct {
             read = try await direct.read(json: json) { connection in
                 try await perform(
                     options, on: connection,

@@ -1,0 +1,62 @@
+import ArgumentParser
+import MRTDCore
+import MRTDProtocol
+import MRTDReaders
+
+/// The connection a reconnecting `read --direct` holds: the first `next` hands out the connection
+/// made up front; each later one (after the card was lost) closes it, waits for the card to be
+/// presented again and connects anew (docs/reliability.md).
+actor DirectConnectionHolder {
+    private var current: (any CardConnection)?
+    private var handedOut = false
+    private let backend: any ReaderBackend
+    private let name: String
+
+    init(first: any CardConnection, backend: any ReaderBackend, name: String) {
+        current = first
+        self.backend = backend
+        self.name = name
+    }
+
+    func next() async throws -> any CardConnection {
+        if !handedOut, let current {
+            handedOut = true
+            return current
+        }
+        await current?.close()
+        current = nil
+        // Bounded by the read's recovery deadline, which cancels this wait.
+        _ = try await backend.waitForCard(reader: name, timeout: .seconds(10))
+        let connection = try await backend.connect(reader: name)
+        current = connection
+        return connection
+    }
+
+    func close() async {
+        await current?.close()
+        current = nil
+    }
+}
+
+extension DirectReadOptions {
+    /// Finds the reader, connects, and reads with reconnection: a card lost mid-read is read again
+    /// from where it stopped when it is presented again within the recovery deadline.
+    func readReconnecting(json: Bool, options: ReadOptions) async throws -> DocumentReader.Read {
+        let backends = DirectBackends.all()
+        do {
+            let (backend, name) = try await DirectReaderSelection.locate(
+                in: backends, reader: reader, wait: wait.map { .milliseconds(Int64($0 * 1000)) })
+            let holder = DirectConnectionHolder(first: try await backend.connect(reader: name), backend: backend, name: name)
+            let read = await DocumentReader.read(connect: { try await holder.next() }, options: options)
+            await holder.close()
+            for backend in backends { await backend.shutdown() }
+            return read
+        } catch {
+            for backend in backends { await backend.shutdown() }
+            let failure = (error as? ReaderError) ?? .backendFailure(.pcsc, "\(error)")
+            let result = ReadResult(status: .failed, error: .init(code: failure.code, message: failure.description))
+            print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
+            throw ExitStatus.readFailed
+        }
+    }
+}
