@@ -135,15 +135,20 @@ struct Read: AsyncParsableCommand {
             configuration.authentication = authentication?.chip
             if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
             if faultChip.isActive {
-                guard record == nil else {
-                    throw ValidationError("--record with --sim-fault / --sim-remove-at is not supported yet")
-                }
                 // A card slot: pulled and presented again as scheduled; the read reconnects.
                 let slot = VirtualCardSlot(
                     configuration: configuration, faults: try faultChip.faults(),
                     refusedReconnects: faultChip.refusedReconnects)
-                read = await DocumentReader.read(connect: { try await slot.connect() }, options: options)
-                try finish(read)
+                if let record {
+                    let recorded = await Transcript.record(
+                        connect: { try await slot.connect() },
+                        reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: slot.capabilities),
+                        options: options)
+                    try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
+                    try finish(recorded.read)
+                    return
+                }
+                try finish(await DocumentReader.read(connect: { try await slot.connect() }, options: options))
                 return
             }
             let virtualChip = VirtualChip(configuration: configuration)

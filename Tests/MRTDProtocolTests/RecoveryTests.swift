@@ -195,6 +195,51 @@ import Testing
         print("FIGURES \(setup.name): status-word faults at each of \(total) exchanges: \(outcomes.sorted { $0.key < $1.key })")
     }
 
+    // MARK: Transcripts of recovered sessions
+
+    @Test func aRecoveredSessionIsRecordedAndReplaysByteForByte() async throws {
+        let setup = try Self.bac(extendedLength: false)
+        let total = try await Self.length(setup)
+        let slot = VirtualCardSlot(configuration: setup.configuration,
+                                   faults: [total - 40: .removal, total - 20: .chip(.corruptMAC)])
+        let (read, transcript) = await Transcript.record(
+            connect: { try await slot.connect() },
+            reader: .init(name: "virtual", backend: "virtual", capabilities: slot.capabilities),
+            options: try Self.options(setup))
+        #expect(read.result.status == .valid)
+        #expect(read.result.transport.recoveries.map(\.kind) == ["cardRemoved", "secureMessagingMACInvalid"])
+        #expect(transcript.reconnecting == true)
+        #expect(transcript.exchanges.count == read.result.transport.apdus)
+        #expect(transcript.exchanges[total - 40].error == "cardRemoved")
+        let reloaded = try Transcript(json: try transcript.json())
+        var replay = try await reloaded.replay { $0.trustStore = try? Self.testTrust() }
+        #expect(replay.mismatch == nil && replay.unusedExchanges == 0)
+        #expect(replay.resultMatches)
+        #expect(replay.read.files[.dg(2)] == setup.files[.dg(2)])
+        // One byte edited after the reconnection: the replay stops there.
+        var edited = reloaded
+        var command = try #require([UInt8](hex: edited.exchanges[total - 30].command))
+        command[command.count - 2] ^= 0x01
+        edited.exchanges[total - 30].command = command.hex
+        replay = try await edited.replay { $0.trustStore = try? Self.testTrust() }
+        #expect(replay.mismatch?.index == total - 30)
+        #expect(!replay.resultMatches)
+    }
+
+    @Test func aReadThatLostItsCardReplaysToTheSameFailure() async throws {
+        let setup = try Self.bac()
+        let slot = VirtualCardSlot(configuration: setup.configuration, faults: [6: .removal])
+        let link = try await slot.connect()
+        let (read, transcript) = await Transcript.record(
+            transport: link, reader: .init(name: "virtual", backend: "virtual", capabilities: link.capabilities),
+            options: try Self.options(setup))
+        #expect(read.result.error?.code == "cardRemoved")
+        #expect(transcript.exchanges.last?.error == "cardRemoved")
+        let replay = try await transcript.replay { $0.trustStore = try? Self.testTrust() }
+        #expect(replay.mismatch == nil)
+        #expect(replay.resultMatches)
+    }
+
     @Test func aResultWithoutRecoveriesStillDecodes() throws {
         let json = #"{"apdus":3,"bytesSent":1,"bytesReceived":2,"extendedLength":false,"maxReadLength":0,"readBinaryCommands":0,"fileBytes":0,"adjustments":[]}"#
         let report = try JSONDecoder().decode(TransportReport.self, from: Data(json.utf8))
