@@ -117,17 +117,9 @@ struct Read: AsyncParsableCommand {
             reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
             trustStore: try trustOptions.store(trustingTestCSCA: simulate))
         let read: DocumentReader.Read
-        if direct.direct && record == nil {
+        if direct.direct {
             // Reconnects after a lost card (docs/reliability.md).
-            read = try await direct.readReconnecting(json: json, options: options)
-        } else if direct.direct {
-            read = try await direct.read(json: json) { connection in
-                try await perform(
-                    options, on: connection,
-                    reader: .init(name: connection.reader.name, backend: connection.reader.backend.rawValue,
-                                  capabilities: connection.capabilities),
-                    atr: connection.atr)
-            }
+            read = try await direct.readReconnecting(json: json, options: options, record: record)
         } else {
             let authentication = try authenticationChip.fixture()
             let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
