@@ -38,7 +38,7 @@ public struct RecoveryPolicy: Sendable, Equatable {
 
     /// What kind of fault an error is, for recovery purposes; `nil` for errors never retried.
     public enum Fault: Sendable, Equatable {
-        /// The card, the chip or the reader went away: reconnect.
+        /// The card, the chip, the reader or its service went away: reconnect.
         case link
         /// The secure-messaging session is dead: re-authenticate.
         case secureMessaging
@@ -48,6 +48,10 @@ public struct RecoveryPolicy: Sendable, Equatable {
     public static func fault(of error: ProtocolError) -> Fault? {
         switch error {
         case .transport(.cardRemoved), .transport(.timeout), .transport(.readerUnavailable):
+            return .link
+        case .transport(.serviceFailure):
+            // pcscd answers a card pulled mid-command with SCARD_F_COMM_ERROR at times (seen through
+            // vpcd): a reconnection is the remedy, bounded like any other.
             return .link
         case .secureMessagingMACInvalid, .secureMessagingObjectMissing, .secureMessagingMalformed, .unprotectedResponse:
             return .secureMessaging
