@@ -52,6 +52,14 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var maxFileSize: Int
         /// `auto`, `pace` or `bac` (absent in transcripts recorded before PACE: `auto`).
         public var accessPolicy: String?
+        /// The recovery policy (absent in transcripts recorded before recovery: the defaults).
+        public var recovery: Recovery?
+
+        public struct Recovery: Sendable, Equatable, Codable {
+            public var maxReconnects: Int
+            public var maxSecureMessagingRecoveries: Int
+            public var deadlineMs: Int
+        }
     }
 
     public struct Exchange: Sendable, Equatable, Codable {
@@ -138,7 +146,12 @@ public struct Transcript: Sendable, Equatable, Codable {
             dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             preferExtendedLength: options.reader.preferExtendedLength,
             useShortFileIdentifiers: options.reader.useShortFileIdentifiers,
-            maxFileSize: options.reader.maxFileSize, accessPolicy: options.access.rawValue)
+            maxFileSize: options.reader.maxFileSize, accessPolicy: options.access.rawValue,
+            recovery: .init(
+                maxReconnects: options.recovery.maxReconnects,
+                maxSecureMessagingRecoveries: options.recovery.maxSecureMessagingRecoveries,
+                deadlineMs: Int(options.recovery.deadline.components.seconds * 1000
+                    + options.recovery.deadline.components.attoseconds / 1_000_000_000_000_000)))
         self.random = random.hex
         self.exchanges = exchanges.map {
             Exchange(command: $0.command.hex, response: $0.response.hex, error: $0.error.map(Exchange.code))
@@ -177,12 +190,20 @@ public struct Transcript: Sendable, Equatable, Codable {
         guard let policy = AccessPolicy(rawValue: options.accessPolicy ?? "auto") else {
             throw Error.invalidAccess("unknown accessPolicy '\(options.accessPolicy ?? "")'")
         }
+        var recovery = RecoveryPolicy()
+        if let recorded = options.recovery {
+            recovery.maxReconnects = recorded.maxReconnects
+            recovery.maxSecureMessagingRecoveries = recorded.maxSecureMessagingRecoveries
+            recovery.deadline = .milliseconds(recorded.deadlineMs)
+        }
+        // Replays do not wait between reconnections: the recording already holds what followed.
+        recovery.reconnectDelay = .zero
         return ReadOptions(
             accessKey: key, dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             reader: .init(
                 preferExtendedLength: options.preferExtendedLength, maxFileSize: options.maxFileSize,
                 useShortFileIdentifiers: options.useShortFileIdentifiers),
-            access: policy)
+            access: policy, recovery: recovery)
     }
 
     /// The recorded exchanges as a script that insists on every command byte for byte.
