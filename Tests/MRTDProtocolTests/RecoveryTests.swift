@@ -406,6 +406,20 @@ import Testing
         #expect(read.result.transport.recoveries.map(\.kind) == ["securityStatusNotSatisfied"])
     }
 
+    @Test func aPACEOnlyChipWithoutEFCardAccessFailsSpecifically() async throws {
+        let specimen = try SpecimenDocument.make()
+        var config = try VirtualChipConfiguration.paceChip(document: specimen, accessKey: Self.key, infos: [Self.gm], bac: false)
+        config.files[.cardAccess] = nil
+        for access in [AccessPolicy.auto, .pace] {
+            let setup = Setup(name: "PACE-only, no EF.CardAccess", configuration: config, files: specimen.files,
+                              access: access, dataGroups: [1, 2])
+            let (read, _, _) = try await Self.read(setup, faults: [:])
+            #expect(read.result.status == .failed)
+            #expect(read.result.error?.code == (access == .auto ? "bacNotSupported" : "paceNotSupported"), "\(access)")
+            #expect(read.result.transport.recoveries.isEmpty)
+        }
+    }
+
     @Test func aBACChipWithoutEFCardAccessIsReadWithBACAndNoFallback() async throws {
         let specimen = try SpecimenDocument.make()
         #expect(specimen.files[.cardAccess] == nil)
