@@ -83,9 +83,13 @@ extension ChipSession {
                     lastError = failure
                 } catch {
                     // The fault that started it explains the failure best; what the attempt met is listed.
-                    let code = (error as? ProtocolError)?.code ?? "readerServiceFailure"
-                    channel.noteRecovery("reauthenticationFailed", detail: "re-authentication failed (\(code)); giving up")
-                    throw lastError
+                    let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))
+                    channel.noteRecovery("reauthenticationFailed", detail: "re-authentication failed (\(failure.code)); giving up")
+                    // A lost link or a cancellation says more than the fault that started it.
+                    switch failure {
+                    case .cancelled, .transport(.cardRemoved), .transport(.timeout), .transport(.readerUnavailable): throw failure
+                    default: throw lastError
+                    }
                 }
             }
             guard reconnects < policy.maxReconnects, clock.now - started < policy.deadline else { throw lastError }

@@ -106,7 +106,11 @@ import Testing
         }
     }
 
-    static let setups: [@Sendable () throws -> Setup] = [{ try bac() }, { try bacWithCAAndAA() }, { try pace() }, { try paceCAMWithAA() }]
+    /// Built once per process: key generation for the CA/AA fixtures is the slow part.
+    static let built: [Result<Setup, any Error>] = [
+        Result { try bac() }, Result { try bacWithCAAndAA() }, Result { try pace() }, Result { try paceCAMWithAA() },
+    ]
+    static let setups: [@Sendable () throws -> Setup] = (0..<4).map { i in { try built[i].get() } }
 
     // MARK: Lost card and timeouts: always recovered
 
