@@ -252,11 +252,39 @@ public struct TransportReport: Sendable, Equatable, Codable {
     public var fileBytes: Int
     /// Recoveries from length errors and the like, in order (`6700 at Le=256: lowered to 223`).
     public var adjustments: [String]
+    /// Every fault the reader recovered from (or tried to), in order: a lost card, a secure-messaging
+    /// error, a length error. Empty when nothing went wrong (docs/reliability.md lists the kinds).
+    public var recoveries: [Recovery]
+
+    /// One recovery: what happened, where, and what was done about it.
+    public struct Recovery: Sendable, Equatable, Codable {
+        /// A stable code (`cardRemoved`, `chipTimeout`, `secureMessagingMACInvalid`, `wrongLength`, ...).
+        public var kind: String
+        /// The file being read when it happened (`DG2`), if any.
+        public var file: String?
+        /// How many bytes of `file` had been read (and verified by secure messaging) when it happened;
+        /// the read resumed from there.
+        public var offset: Int?
+        /// The zero-based index of the exchange that failed, counted over the whole read.
+        public var exchange: Int
+        /// What was done, in words (no personal data).
+        public var detail: String
+
+        public init(kind: String, file: String? = nil, offset: Int? = nil, exchange: Int, detail: String) {
+            self.kind = kind
+            self.file = file
+            self.offset = offset
+            self.exchange = exchange
+            self.detail = detail
+        }
+    }
 
     public init(
         apdus: Int = 0, bytesSent: Int = 0, bytesReceived: Int = 0, extendedLength: Bool = false,
-        maxReadLength: Int = 0, readBinaryCommands: Int = 0, fileBytes: Int = 0, adjustments: [String] = []
+        maxReadLength: Int = 0, readBinaryCommands: Int = 0, fileBytes: Int = 0, adjustments: [String] = [],
+        recoveries: [Recovery] = []
     ) {
+        self.recoveries = recoveries
         self.apdus = apdus
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
@@ -265,5 +293,26 @@ public struct TransportReport: Sendable, Equatable, Codable {
         self.readBinaryCommands = readBinaryCommands
         self.fileBytes = fileBytes
         self.adjustments = adjustments
+    }
+}
+
+extension TransportReport {
+    private enum CodingKeys: String, CodingKey {
+        case apdus, bytesSent, bytesReceived, extendedLength, maxReadLength, readBinaryCommands, fileBytes
+        case adjustments, recoveries
+    }
+
+    /// Decodes results written before `recoveries` existed (it is then empty).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            apdus: try c.decode(Int.self, forKey: .apdus), bytesSent: try c.decode(Int.self, forKey: .bytesSent),
+            bytesReceived: try c.decode(Int.self, forKey: .bytesReceived),
+            extendedLength: try c.decode(Bool.self, forKey: .extendedLength),
+            maxReadLength: try c.decode(Int.self, forKey: .maxReadLength),
+            readBinaryCommands: try c.decode(Int.self, forKey: .readBinaryCommands),
+            fileBytes: try c.decode(Int.self, forKey: .fileBytes),
+            adjustments: try c.decode([String].self, forKey: .adjustments),
+            recoveries: try c.decodeIfPresent([Recovery].self, forKey: .recoveries) ?? [])
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 public import MRTDCore
 public import MRTDProtocol
 public import MRTDVerification
@@ -49,8 +50,13 @@ public struct ReadParameters: Sendable {
 public protocol ReadEngine: Sendable {
     /// Refuses, before a job is created, what this engine cannot do (a CAN without PACE).
     func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError)
-    /// Reads the chip behind `transport`. A failed read is a result with `status: failed`.
-    func read(transport: any APDUTransport, parameters: ReadParameters, progress: @escaping ReadProgressHandler) async -> DocumentReader.Read
+    /// Reads the chip behind `transport`. After a link fault (card pulled, chip silent) `reconnect`
+    /// gives a fresh link to the card when it is presented again, so the read can resume. A failed
+    /// read is a result with `status: failed`.
+    func read(
+        transport: any APDUTransport, reconnect: @escaping @Sendable () async throws -> any APDUTransport,
+        parameters: ReadParameters, progress: @escaping ReadProgressHandler
+    ) async -> DocumentReader.Read
     /// What passive authentication trusts (for `GET /v1/health`).
     var trustStore: TrustStoreSummary { get }
 }
@@ -75,7 +81,8 @@ public struct StandardReadEngine: ReadEngine {
     }
 
     public func read(
-        transport: any APDUTransport, parameters: ReadParameters, progress: @escaping ReadProgressHandler
+        transport: any APDUTransport, reconnect: @escaping @Sendable () async throws -> any APDUTransport,
+        parameters: ReadParameters, progress: @escaping ReadProgressHandler
     ) async -> DocumentReader.Read {
         let key: AccessKey
         switch parameters.access.take() {
@@ -88,6 +95,25 @@ public struct StandardReadEngine: ReadEngine {
         }
         let options = ReadOptions(
             accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: store)
-        return await DocumentReader.read(transport: transport, options: options, progress: progress)
+        // The first link is the one the scheduler opened; later ones come from `reconnect`.
+        let first = FirstLink(transport)
+        return await DocumentReader.read(
+            connect: {
+                if let transport = first.take() { return transport }
+                return try await reconnect()
+            }, options: options, progress: progress)
+    }
+}
+
+/// Hands out the scheduler's first connection once; the read's later connections are reconnects.
+private final class FirstLink: @unchecked Sendable {
+    private var transport: (any APDUTransport)?
+    private let lock = NSLock()
+    init(_ transport: any APDUTransport) { self.transport = transport }
+    func take() -> (any APDUTransport)? {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { transport = nil }
+        return transport
     }
 }

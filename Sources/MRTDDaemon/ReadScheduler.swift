@@ -296,12 +296,25 @@ public actor ReadScheduler {
                     await self.finish(id, .read(.init(result: .init(status: .failed), files: [:])))
                     return
                 }
-                let read = await engine.read(transport: connection, parameters: parameters) { progress in
+                // After a link fault the read asks for the card again: the old connection is closed,
+                // the card awaited on the same reader (bounded), and the new connection attached so
+                // that cancelling the job still reaches it.
+                let reconnect: @Sendable () async throws -> any APDUTransport = {
+                    if let old = await self.detach(from: id) { await old.close() }
+                    _ = try await backend.waitForCard(reader: name, timeout: .seconds(10))
+                    let fresh = try await backend.connect(reader: name)
+                    guard await self.attach(fresh, to: id) else {
+                        await fresh.close()
+                        throw CancellationError()
+                    }
+                    return fresh
+                }
+                let read = await engine.read(transport: connection, reconnect: reconnect, parameters: parameters) { progress in
                     progressBox.withValue { $0 = progress }
                     events.publish(.make("read.progress", EventPayload.Progress(
                         id: id, reader: name, phase: progress.phase.rawValue, file: progress.file, percent: progress.percent)))
                 }
-                await connection.close()
+                if let last = await self.detach(from: id) { await last.close() }
                 outcome = .read(read)
             } catch let error as ReaderError {
                 outcome = .readerError(error)
@@ -310,6 +323,13 @@ public actor ReadScheduler {
             }
             await self.finish(id, outcome)
         }
+    }
+
+    /// Takes the connection of a running job back (to close it).
+    private func detach(from id: String) -> (any CardConnection)? {
+        guard let job = jobs[id] else { return nil }
+        defer { job.connection = nil }
+        return job.connection
     }
 
     /// Records the connection of a running job; false when the job was stopped meanwhile.

@@ -6,7 +6,9 @@ import MRTDCrypto
 ///
 /// Not thread-safe by design: one session per reader, driven by one task.
 public final class ChipChannel {
-    public let transport: any APDUTransport
+    /// The link to the chip; replaced when the reader reconnects after a lost card
+    /// (``replaceTransport(_:)``).
+    public private(set) var transport: any APDUTransport
     /// The open secure-messaging session, if any.
     public private(set) var secureMessaging: SecureMessaging?
     /// What has crossed the wire so far.
@@ -30,6 +32,19 @@ public final class ChipChannel {
     public func endSecureMessaging() {
         secureMessaging?.wipe()
         secureMessaging = nil
+    }
+
+    /// Continues over a fresh link (the card was reconnected): the old session's keys are wiped, and
+    /// the report goes on counting.
+    public func replaceTransport(_ transport: any APDUTransport) {
+        endSecureMessaging()
+        self.transport = transport
+    }
+
+    /// Notes a recovery (shown in `transport.recoveries`); `exchange` defaults to the last exchange.
+    public func noteRecovery(_ kind: String, file: LDSFile? = nil, offset: Int? = nil, exchange: Int? = nil, detail: String) {
+        report.recoveries.append(.init(
+            kind: kind, file: file?.name, offset: offset, exchange: exchange ?? max(0, report.apdus - 1), detail: detail))
     }
 
     /// Notes an adjustment the reader made (shown in `transport.adjustments`).

@@ -10,10 +10,20 @@ extension ChipSession {
         var files: [LDSFile: [UInt8]]
         var warnings: [String]
         var chipAuthentication: ReadResult.Check?
+        var established: Established
+    }
+
+    /// How the chip was opened: what a re-authentication repeats.
+    enum Established {
+        case bac
+        /// PACE with these parameters; for PACE-CAM, what verified the chip's static key.
+        case pace(PACEParameters, cardAccess: SecurityInfos?, cardSecurity: [UInt8]?, chipAuthentication: ReadResult.Check?)
     }
 
     /// Authenticates and selects the eMRTD application.
     func openChip() async throws -> OpenedChip {
+        established = nil
+        applicationSelected = false
         var files: [LDSFile: [UInt8]] = [:]
         var warnings: [String] = []
         let key = options.accessKey
@@ -66,13 +76,15 @@ extension ChipSession {
             return try await openWithBAC(files: files, warnings: warnings, fallback: error)
         }
 
+        // From here on a secure-messaging fault is recovered by running PACE again.
+        established = .pace(parameters, cardAccess: securityInfos, cardSecurity: nil, chipAuthentication: nil)
         var chipAuthentication: ReadResult.Check?
         if parameters.paceProtocol.mapping == .cam {
             // PACE-CAM: EF.CardSecurity (master file, read under the new keys) holds the chip's
             // static key; CA_IC must map it onto PK_map,IC (Doc 9303-11 §4.4.3.5.2).
             var cardSecurity: [UInt8]?
             do {
-                cardSecurity = try await mfReader.read(.cardSecurity)
+                cardSecurity = try await recovering(file: .cardSecurity, offset: { nil }) { try await mfReader.read(.cardSecurity) }
                 files[.cardSecurity] = cardSecurity
             } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
                 warnings.append("EF.CardSecurity could not be read: chip authentication by PACE-CAM not verifiable")
@@ -81,14 +93,18 @@ extension ChipSession {
                 outcome, cardSecurity: cardSecurity, cardAccess: securityInfos)
         }
 
-        let lds2 = try await selectApplications()
+        established = .pace(parameters, cardAccess: securityInfos, cardSecurity: files[.cardSecurity],
+                            chipAuthentication: chipAuthentication)
+        let lds2 = try await recovering(file: nil, offset: { nil }) { try await selectApplications() }
         let proto = parameters.paceProtocol
         let access = ReadResult.AccessInfo(
             protocol: "PACE", password: key.passwordType, cipher: parameters.cipher.rawValue,
             mapping: proto.mapping.rawValue, keyAgreement: proto.keyAgreement.rawValue,
             domainParameters: outcome.domainParametersName, parameterId: parameters.parameterID)
         return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings,
-                          chipAuthentication: chipAuthentication)
+                          chipAuthentication: chipAuthentication,
+                          established: .pace(parameters, cardAccess: securityInfos, cardSecurity: files[.cardSecurity],
+                                             chipAuthentication: chipAuthentication))
     }
 
     private func openWithBAC(
@@ -113,7 +129,8 @@ extension ChipSession {
             access.fallback = .init(from: "PACE", to: "BAC", reason: reason)
             warnings.append("PACE failed (\(reason)); the chip was read with BAC")
         }
-        return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil)
+        return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil,
+                          established: .bac)
     }
 
     /// Probes LDS2 (optional) and selects the LDS1 eMRTD application.
@@ -124,6 +141,7 @@ extension ChipSession {
         }
         let selected = try await channel.selectApplication(ApplicationID.lds1)
         guard selected == .success else { throw ProtocolError.notAnEMRTD(selected) }
+        applicationSelected = true
         return lds2
     }
 }

@@ -54,6 +54,8 @@ final class SessionAuthentication {
     private var securityInfos: SecurityInfos?
     /// CA switched keys and no protected exchange has confirmed them yet.
     private var awaitingConfirmation = false
+    /// The Chip Authentication that switched the keys, repeated after a re-authentication.
+    private var performedParameters: ChipAuthenticationParameters?
 
     init(channel: ChipChannel, random: any RandomSource) {
         self.channel = channel
@@ -102,6 +104,7 @@ final class SessionAuthentication {
             }
             let outcome = try await ChipAuthentication.perform(channel: channel, parameters: parameters, random: random)
             awaitingConfirmation = true
+            performedParameters = parameters
             let domain = outcome.domainName ?? "\(outcome.fieldBits)-bit explicit"
             checks.chipAuthentication = .init(
                 result: AuthenticationVerdict.passedUnverifiedKey, reason: "keyFileUnverified: DG14",
@@ -114,6 +117,14 @@ final class SessionAuthentication {
             warnings.append("Chip Authentication failed (\(failure.code)): \(detail); "
                 + "the files after it were read under the previous session keys")
         }
+    }
+
+    /// Runs Chip Authentication again after a re-authentication (TR-03110 / RELIABILITY "Tag lost":
+    /// the later files must be read under CA keys as before). A failure ends the read.
+    func repeatChipAuthentication() async throws {
+        guard let parameters = performedParameters else { return }
+        _ = try await ChipAuthentication.perform(channel: channel, parameters: parameters, random: random)
+        awaitingConfirmation = true
     }
 
     /// Confirms pending CA keys with a harmless protected command when no file read did.

@@ -53,11 +53,15 @@ public struct ReadOptions: Sendable, Equatable {
     /// The CSCAs to verify the document against (passive authentication); `nil` leaves it
     /// `notPerformed` and the status `unverified`.
     public var trustStore: TrustStore?
+    /// Recovery from lost cards and secure-messaging faults (bounded attempts, a deadline).
+    public var recovery: RecoveryPolicy
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,
-        reader: FileReader.Configuration = .init(), access: AccessPolicy = .auto, trustStore: TrustStore? = nil
+        reader: FileReader.Configuration = .init(), access: AccessPolicy = .auto, trustStore: TrustStore? = nil,
+        recovery: RecoveryPolicy = .init()
     ) {
+        self.recovery = recovery
         self.accessKey = accessKey
         self.access = access
         self.dataGroups = dataGroups
@@ -99,15 +103,35 @@ public final class ChipSession {
     let channel: ChipChannel
     let random: any RandomSource
     let progress: ReadProgressHandler?
+    /// Opens a fresh link to the same card after a link fault; nil: link faults end the read.
+    let connect: (@Sendable () async throws -> any APDUTransport)?
+    let clock = ContinuousClock()
+    /// When the read started (the recovery deadline counts from here).
+    var started: ContinuousClock.Instant
+    /// How the chip was opened, once it was: what re-authentication repeats.
+    var established: Established?
+    /// Whether the eMRTD application was selected (a re-authentication selects it again).
+    var applicationSelected = false
+    /// Chip/Active Authentication state (created after opening).
+    var authentication: SessionAuthentication?
+    var reconnects = 0
+    var secureMessagingRecoveries = 0
 
+    /// - Parameters:
+    ///   - transport: the link to the chip.
+    ///   - connect: gives a fresh link to the same card after a link fault (the card reset, or taken
+    ///     away and presented again); without, link faults end the read.
+    ///   - progress: called at phase and file boundaries (the daemon's progress events).
     public init(
         transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
-        progress: ReadProgressHandler? = nil
+        connect: (@Sendable () async throws -> any APDUTransport)? = nil, progress: ReadProgressHandler? = nil
     ) {
         self.options = options
         self.channel = ChipChannel(transport: transport)
         self.random = random
         self.progress = progress
+        self.connect = connect
+        started = clock.now
     }
 
     /// What crossed the wire so far (also valid after a failed `run`).
@@ -115,11 +139,13 @@ public final class ChipSession {
 
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
+        started = clock.now
 
         // SELECT and access control (BAC or PACE) happen together in openChip.
         progress?(.init(phase: .selecting, percent: 0))
         progress?(.init(phase: .authenticating, percent: 5))
-        let opened = try await openChip()
+        let opened = try await recovering(file: nil, offset: { nil }, opening: true) { try await openChip() }
+        established = opened.established
         var files = opened.files
         let access = opened.access
         let lds2 = opened.lds2
@@ -130,7 +156,7 @@ public final class ChipSession {
         var warnings: [String] = opened.warnings
         // Files from 15 % to 95 %; the count of planned files is known only after EF.COM.
         progress?(.init(phase: .reading, file: LDSFile.com.name, percent: 15))
-        let com = try await reader.read(.com)
+        let com = try await readRecovering(.com, with: reader)
         files[.com] = com
         // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
         var listed: Set<LDSFile>?
@@ -144,17 +170,20 @@ public final class ChipSession {
             .filter { listed?.contains($0) ?? true || $0 == .dg(1) || $0 == .dg(2) }
         let planned = wanted.count + 2
         progress?(.init(phase: .reading, file: LDSFile.sod.name, percent: 15 + 80 / planned))
-        files[.sod] = try await reader.read(.sod)
+        files[.sod] = try await readRecovering(.sod, with: reader)
 
         let authentication = SessionAuthentication(channel: channel, random: random)
+        self.authentication = authentication
         for (index, file) in SessionAuthentication.readingOrder(wanted).enumerated() {
             progress?(.init(phase: .reading, file: file.name, percent: 15 + 80 * (index + 2) / planned))
             do {
-                files[file] = try await authentication.confirming { try await reader.read(file) }
+                files[file] = try await authentication.confirming { try await readRecovering(file, with: reader) }
                 // Chip Authentication right after DG14; every later command uses its keys.
                 if file == .dg(14), let dg14 = files[file] {
-                    try await authentication.chipAuthentication(
-                        dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
+                    try await recovering(file: nil, offset: { nil }) {
+                        try await authentication.chipAuthentication(
+                            dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
+                    }
                 }
             } catch ProtocolError.fileAccessDenied(_, let sw) {
                 // EAC-protected groups (DG3, DG4) answer 6982 without terminal authentication.
@@ -165,7 +194,7 @@ public final class ChipSession {
             }
         }
         if let dg15 = files[.dg(15)] {
-            try await authentication.activeAuthentication(dg15: dg15)
+            try await recovering(file: nil, offset: { nil }) { try await authentication.activeAuthentication(dg15: dg15) }
         }
         try await authentication.confirmChipAuthenticationKeys()
         warnings += authentication.warnings

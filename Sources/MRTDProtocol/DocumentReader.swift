@@ -17,13 +17,52 @@ public enum DocumentReader {
         }
     }
 
+    /// Reads over `transport`. Secure-messaging faults are recovered (``RecoveryPolicy``); a lost
+    /// card or a chip that stops answering ends the read, as there is no way to reconnect.
     /// - Parameter progress: called at phase and file boundaries (the daemon's progress events).
     public static func read(
         transport: any APDUTransport, options: ReadOptions, random: any RandomSource = SystemRandom(),
         clock: ContinuousClock = ContinuousClock(), progress: ReadProgressHandler? = nil
     ) async -> Read {
+        await read(session: ChipSession(transport: transport, options: options, random: random, progress: progress),
+                   options: options, clock: clock)
+    }
+
+    /// Reads over links from `connect`, which is called once to start and again after each link
+    /// fault (card removed, chip timeout, reader gone) to reach the same card afresh: the read then
+    /// re-selects, re-authenticates with the same access key, repeats Chip Authentication, and resumes
+    /// the interrupted file at its last verified offset, within `options.recovery` (attempts and a
+    /// deadline). Each recovery is listed in `result.transport.recoveries`.
+    ///
+    /// `connect` should wait (briefly) for the card to be presented again and reset it; it may throw
+    /// `TransportError` or its backend's errors (each counts as a failed attempt). The daemon and
+    /// `mrtdctl read --direct` use this entry point. `progress` is called at phase and file boundaries.
+    public static func read(
+        connect: @escaping @Sendable () async throws -> any APDUTransport, options: ReadOptions,
+        random: any RandomSource = SystemRandom(), clock: ContinuousClock = ContinuousClock(),
+        progress: ReadProgressHandler? = nil
+    ) async -> Read {
         let start = clock.now
-        let session = ChipSession(transport: transport, options: options, random: random, progress: progress)
+        let transport: any APDUTransport
+        do {
+            transport = try await connect()
+        } catch {
+            let failure = (error as? ProtocolError) ?? (error as? TransportError).map { ProtocolError.transport($0) }
+                ?? .transport(.readerUnavailable("\(error)"))
+            let result = ReadResult(
+                status: .failed, error: .init(code: failure.code, message: failure.description),
+                durationMs: milliseconds(clock.now - start))
+            return Read(result: result, files: [:])
+        }
+        return await read(
+            session: ChipSession(transport: transport, options: options, random: random, connect: connect, progress: progress),
+            options: options, clock: clock, start: start)
+    }
+
+    private static func read(
+        session: ChipSession, options: ReadOptions, clock: ContinuousClock, start: ContinuousClock.Instant? = nil
+    ) async -> Read {
+        let start = start ?? clock.now
         do {
             let outcome = try await session.run()
             var result = ReadResult.assemble(

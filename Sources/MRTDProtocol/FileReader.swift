@@ -72,7 +72,18 @@ public final class FileReader {
     /// - Throws: `ProtocolError.fileNotFound` (6A82), `.fileAccessDenied` (6982), `.fileTooLarge`,
     ///   `.fileTruncated`, `.malformedFile`, or what the channel throws.
     public func read(_ file: LDSFile) async throws -> [UInt8] {
-        if shortFileIdentifiers {
+        try await read(file, resumingFrom: [])
+    }
+
+    /// The bytes of the file whose read failed last, as far as they were read (each chunk checked by
+    /// secure messaging before it was kept): where a recovered read resumes.
+    public private(set) var interrupted: (file: LDSFile, bytes: [UInt8])?
+
+    /// Reads `file` whole, continuing after `partial` (the file's first bytes, from an interrupted
+    /// read): the file is selected and read from offset `partial.count`.
+    public func read(_ file: LDSFile, resumingFrom partial: [UInt8]) async throws -> [UInt8] {
+        interrupted = nil
+        if shortFileIdentifiers && partial.isEmpty {
             do {
                 return try await readFile(file, shortFileID: file.shortFileID)
             } catch ProtocolError.commandFailed(_, let sw) {
@@ -90,18 +101,33 @@ public final class FileReader {
         case .securityStatusNotSatisfied: throw ProtocolError.fileAccessDenied(file, sw)
         default: throw ProtocolError.commandFailed("SELECT \(file.name)", sw)
         }
-        return try await readFile(file, shortFileID: nil)
+        return try await readFile(file, shortFileID: nil, resumingFrom: partial)
     }
 
     /// Reads the currently selected EF whole, or, given `shortFileID`, the EF it names (the first
     /// command selects it; ISO/IEC 7816-4 §11.3.3, P1 = 80 | SFI, offset in P2).
-    func readFile(_ file: LDSFile, shortFileID: UInt8?) async throws -> [UInt8] {
+    func readFile(_ file: LDSFile, shortFileID: UInt8?, resumingFrom partial: [UInt8] = []) async throws -> [UInt8] {
+        var data = partial
+        do {
+            return try await readFile(file, shortFileID: shortFileID, into: &data)
+        } catch {
+            interrupted = (file, data)
+            throw error
+        }
+    }
+
+    private func readFile(_ file: LDSFile, shortFileID: UInt8?, into data: inout [UInt8]) async throws -> [UInt8] {
         readCap = min(readCap, linkCap())
-        var data: [UInt8] = []
         var total: Int?
         // EF.SOD in BER indefinite length (`77 80`, seen on US passports; RELIABILITY TLV-04) has no
         // declared length: it is read until the chip reports the end, bounded by `maxFileSize`.
         var untilEndOfFile = false
+        if data.count >= 2, let header = try? TLV.parseHeader(data) {
+            // Resuming: the header was read before the interruption.
+            if header.totalLength <= configuration.maxFileSize { total = header.totalLength }
+        } else if data.count >= 2, file == .sod, data[1] == 0x80 {
+            untilEndOfFile = true
+        }
         var attempts = 0
         while true {
             let remaining = total.map { $0 - data.count }
@@ -138,16 +164,18 @@ public final class FileReader {
             if sw == .success || sw == .endOfFileReached {
                 endOfFile = sw == .endOfFileReached
             } else if sw.sw1 == 0x67 {
-                try lowerCap(after: length, everything: asksEverything, file: file)
+                try lowerCap(after: length, everything: asksEverything, file: file, offset: data.count)
                 continue
             } else if sw.sw1 == 0x6C {
                 let exact = sw.correctLe ?? 0
                 guard exact > 0, exact < length else { throw ProtocolError.lengthNegotiationFailed(file) }
                 readCap = exact
                 channel.noteAdjustment("\(file.name): \(sw) at Le=\(length): using \(exact)")
+                channel.noteRecovery("exactLength", file: file, offset: data.count, detail: "\(sw) at Le=\(length): repeated with Le=\(exact)")
                 continue
             } else if sw == .wrongParametersOffset {
                 endOfFile = true
+                channel.noteRecovery("offsetBeyondEnd", file: file, offset: data.count, detail: "\(sw) taken as the end of the file")
             } else if sw == .securityStatusNotSatisfied {
                 throw ProtocolError.fileAccessDenied(file, sw)
             } else if sw == .fileNotFound {
@@ -209,7 +237,7 @@ public final class FileReader {
     }
 
     /// Reacts to 6700 (wrong length).
-    private func lowerCap(after length: Int, everything: Bool, file: LDSFile) throws {
+    private func lowerCap(after length: Int, everything: Bool, file: LDSFile, offset: Int) throws {
         let before = readCap
         if everything {
             // The chip wants an explicit Le: learn the header with a short read, then ask exactly.
@@ -224,5 +252,6 @@ public final class FileReader {
             throw ProtocolError.lengthNegotiationFailed(file)
         }
         channel.noteAdjustment("\(file.name): 6700 at Le=\(length): next Le \(readCap) (was \(before))")
+        channel.noteRecovery("wrongLength", file: file, offset: offset, detail: "6700 at Le=\(length): next Le \(everything ? "explicit" : String(readCap))")
     }
 }

@@ -10,9 +10,12 @@ public final class ScriptedTransport: APDUTransport {
     public struct Exchange: Sendable, Equatable {
         public var command: [UInt8]
         public var response: [UInt8]
-        public init(command: [UInt8], response: [UInt8]) {
+        /// The link failed on this exchange instead of answering (a recorded card removal or timeout).
+        public var error: TransportError?
+        public init(command: [UInt8], response: [UInt8], error: TransportError? = nil) {
             self.command = command
             self.response = response
+            self.error = error
         }
     }
 
@@ -44,19 +47,21 @@ public final class ScriptedTransport: APDUTransport {
     public var firstMismatch: Mismatch? { mismatchSeen.withLock { $0 } }
 
     public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-        let outcome: Result<[UInt8], Mismatch> = position.withLock { index in
+        let outcome: Result<Exchange, Mismatch> = position.withLock { index in
             guard index < exchanges.count else { return .failure(Mismatch(index: index, expected: nil, actual: command)) }
             let exchange = exchanges[index]
             guard exchange.command == command else {
                 return .failure(Mismatch(index: index, expected: exchange.command, actual: command))
             }
             index += 1
-            return .success(exchange.response)
+            return .success(exchange)
         }
         if case .failure(let mismatch) = outcome {
             mismatchSeen.withLock { if $0 == nil { $0 = mismatch } }
         }
-        return try outcome.get()
+        let exchange = try outcome.get()
+        if let error = exchange.error { throw error }
+        return exchange.response
     }
 }
 

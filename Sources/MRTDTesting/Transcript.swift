@@ -2,6 +2,7 @@ import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
+import Synchronization
 
 /// A recorded chip session in the `mrtd-transcript/1` format (docs/transcripts.md): everything needed
 /// to run the same read again, byte for byte, without the chip.
@@ -51,13 +52,50 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var maxFileSize: Int
         /// `auto`, `pace` or `bac` (absent in transcripts recorded before PACE: `auto`).
         public var accessPolicy: String?
+        /// The recovery policy (absent in transcripts recorded before recovery: the defaults).
+        public var recovery: Recovery?
+
+        public struct Recovery: Sendable, Equatable, Codable {
+            public var maxReconnects: Int
+            public var maxSecureMessagingRecoveries: Int
+            public var deadlineMs: Int
+        }
     }
 
     public struct Exchange: Sendable, Equatable, Codable {
         /// Hex, as sent.
         public var command: String
-        /// Hex, status word included.
+        /// Hex, status word included (empty when `error` is set).
         public var response: String
+        /// When the link failed instead of answering: `cardRemoved`, `chipTimeout` or
+        /// `readerUnavailable` (absent for answered exchanges).
+        public var error: String?
+
+        public init(command: String, response: String, error: String? = nil) {
+            self.command = command
+            self.response = response
+            self.error = error
+        }
+
+        static func code(_ error: TransportError) -> String {
+            switch error {
+            case .cardRemoved: return "cardRemoved"
+            case .timeout: return "chipTimeout"
+            case .readerUnavailable: return "readerUnavailable"
+            case .serviceFailure: return "readerServiceFailure"
+            case .commandTooLong: return "commandTooLong"
+            }
+        }
+
+        static func error(_ code: String) -> TransportError? {
+            switch code {
+            case "cardRemoved": return .cardRemoved
+            case "chipTimeout": return .timeout
+            case "readerUnavailable": return .readerUnavailable("recorded")
+            case "readerServiceFailure": return .serviceFailure("recorded")
+            default: return nil
+            }
+        }
     }
 
     public var format: String
@@ -71,6 +109,9 @@ public struct Transcript: Sendable, Equatable, Codable {
     public var exchanges: [Exchange]
     /// The result the original read produced.
     public var result: ReadResult
+    /// Whether the read could reconnect after a lost card (`DocumentReader.read(connect:...)`); a
+    /// replay then continues after each recorded link failure as the read did. Absent: false.
+    public var reconnecting: Bool?
 
     public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedFormat(String)
@@ -105,9 +146,16 @@ public struct Transcript: Sendable, Equatable, Codable {
             dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             preferExtendedLength: options.reader.preferExtendedLength,
             useShortFileIdentifiers: options.reader.useShortFileIdentifiers,
-            maxFileSize: options.reader.maxFileSize, accessPolicy: options.access.rawValue)
+            maxFileSize: options.reader.maxFileSize, accessPolicy: options.access.rawValue,
+            recovery: .init(
+                maxReconnects: options.recovery.maxReconnects,
+                maxSecureMessagingRecoveries: options.recovery.maxSecureMessagingRecoveries,
+                deadlineMs: Int(options.recovery.deadline.components.seconds * 1000
+                    + options.recovery.deadline.components.attoseconds / 1_000_000_000_000_000)))
         self.random = random.hex
-        self.exchanges = exchanges.map { Exchange(command: $0.command.hex, response: $0.response.hex) }
+        self.exchanges = exchanges.map {
+            Exchange(command: $0.command.hex, response: $0.response.hex, error: $0.error.map(Exchange.code))
+        }
         self.result = result
     }
 
@@ -142,12 +190,20 @@ public struct Transcript: Sendable, Equatable, Codable {
         guard let policy = AccessPolicy(rawValue: options.accessPolicy ?? "auto") else {
             throw Error.invalidAccess("unknown accessPolicy '\(options.accessPolicy ?? "")'")
         }
+        var recovery = RecoveryPolicy()
+        if let recorded = options.recovery {
+            recovery.maxReconnects = recorded.maxReconnects
+            recovery.maxSecureMessagingRecoveries = recorded.maxSecureMessagingRecoveries
+            recovery.deadline = .milliseconds(recorded.deadlineMs)
+        }
+        // Replays do not wait between reconnections: the recording already holds what followed.
+        recovery.reconnectDelay = .zero
         return ReadOptions(
             accessKey: key, dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             reader: .init(
                 preferExtendedLength: options.preferExtendedLength, maxFileSize: options.maxFileSize,
                 useShortFileIdentifiers: options.useShortFileIdentifiers),
-            access: policy)
+            access: policy, recovery: recovery)
     }
 
     /// The recorded exchanges as a script that insists on every command byte for byte.
@@ -157,7 +213,11 @@ public struct Transcript: Sendable, Equatable, Codable {
         for (i, exchange) in exchanges.enumerated() {
             guard let command = [UInt8](hex: exchange.command) else { throw Error.invalidHex(field: "exchanges[\(i)].command") }
             guard let response = [UInt8](hex: exchange.response) else { throw Error.invalidHex(field: "exchanges[\(i)].response") }
-            scripted.append(.init(command: command, response: response))
+            let error = try exchange.error.map { code in
+                guard let error = Exchange.error(code) else { throw Error.invalidAccess("exchanges[\(i)].error '\(code)' is unknown") }
+                return error
+            }
+            scripted.append(.init(command: command, response: response, error: error))
         }
         return ScriptedTransport(scripted, capabilities: reader.capabilities)
     }
@@ -183,6 +243,29 @@ public struct Transcript: Sendable, Equatable, Codable {
         return (read, transcript)
     }
 
+    /// Reads over links from `connect`, reconnecting after lost cards as a live reconnecting read
+    /// does, and records every link's exchanges (link failures included) into one transcript.
+    public static func record(
+        connect: @escaping @Sendable () async throws -> any APDUTransport, reader: Reader, atr: [UInt8]? = nil,
+        options: ReadOptions, random: any RandomSource = SystemRandom()
+    ) async -> (read: DocumentReader.Read, transcript: Transcript) {
+        let recorders = Mutex<RecordingTransport?>(nil)
+        let drawn = RecordingRandom(random)
+        let read = await DocumentReader.read(connect: {
+            let link = try await connect()
+            return recorders.withLock { first in
+                let recorder = first.map { RecordingTransport(link, continuing: $0) } ?? RecordingTransport(link)
+                if first == nil { first = recorder }
+                return recorder
+            }
+        }, options: options, random: drawn)
+        var transcript = Transcript(
+            reader: reader, atr: atr, options: options, random: drawn.recorded,
+            exchanges: recorders.withLock { $0?.exchanges ?? [] }, result: read.result)
+        transcript.reconnecting = true
+        return (read, transcript)
+    }
+
     /// What a replay produced.
     public struct Replay: Sendable {
         /// The result of the replayed read.
@@ -201,7 +284,13 @@ public struct Transcript: Sendable, Equatable, Codable {
         var options = try readOptions()
         adjusting(&options)
         let script = try script()
-        let read = await DocumentReader.read(transport: script, options: options, random: try randomSource())
+        let read: DocumentReader.Read
+        if reconnecting == true {
+            // Each reconnection continues the same script, after the recorded link failure.
+            read = await DocumentReader.read(connect: { script }, options: options, random: try randomSource())
+        } else {
+            read = await DocumentReader.read(transport: script, options: options, random: try randomSource())
+        }
         return Replay(
             read: read, mismatch: script.firstMismatch, unusedExchanges: exchanges.count - script.consumed,
             resultMatches: read.result.withoutTimings == result.withoutTimings)

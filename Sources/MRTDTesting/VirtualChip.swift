@@ -91,10 +91,12 @@ public actor VirtualChip: APDUTransport {
         process(command)
     }
 
-    /// Handles one command APDU and returns the response APDU, status word included.
-    public func process(_ bytes: [UInt8]) -> [UInt8] {
+    /// Handles one command APDU and returns the response APDU, status word included; `fault` makes
+    /// the chip misbehave on this exchange (`VirtualChip+Faults.swift`).
+    public func process(_ bytes: [UInt8], injecting fault: VirtualChipFault? = nil) -> [UInt8] {
         defer { exchangeCount += 1 }
         let index = exchangeCount
+        if let answer = answer(to: bytes, injecting: fault) { return answer }
         guard let command = try? CommandAPDU(bytes: bytes) else {
             return ResponseAPDU(statusWord: .wrongLength).bytes
         }
@@ -110,12 +112,17 @@ public actor VirtualChip: APDUTransport {
             dropSession()
             return ResponseAPDU(statusWord: .smDataObjectsIncorrect).bytes
         }
-        let response = handle(plain)
+        let response: ResponseAPDU
+        if case .status(let sw) = fault {
+            response = ResponseAPDU(statusWord: sw)  // the command is not carried out
+        } else {
+            response = handle(plain)
+        }
         guard secureMessaging != nil else { return response.bytes }
         do {
             var wrapped = try sm.protectResponse(response, oddINS: plain.ins & 1 == 1)
             secureMessaging = sm
-            if configuration.corruptMACAtExchange.contains(index) {
+            if configuration.corruptMACAtExchange.contains(index) || fault == .corruptMAC {
                 wrapped[wrapped.count - 3] ^= 0x01
             }
             if let next = secureMessagingAfterResponse(to: plain.ins) {
@@ -138,7 +145,7 @@ public actor VirtualChip: APDUTransport {
         rndIC = nil
     }
 
-    private func dropSession() {
+    func dropSession() {
         secureMessaging?.wipe()
         secureMessaging = nil
     }

@@ -94,35 +94,6 @@ struct DirectReadOptions: ParsableArguments {
         if let wait, !(wait > 0 && wait <= 86_400) { throw ValidationError("--wait must be between 0 and 86400 seconds") }
         if direct && !hasAccessKey { throw ValidationError("--direct needs the document's access key (--mrz, --mrz-key or --can)") }
     }
-
-    /// Finds the reader, connects, reads, closes. A reader problem (none attached, no card, timeout)
-    /// is printed as a failed result and ends the command with the read-failed status.
-    func read(
-        json: Bool, using perform: (any CardConnection) async throws -> DocumentReader.Read
-    ) async throws -> DocumentReader.Read {
-        let backends = DirectBackends.all()
-        do {
-            let (backend, name) = try await DirectReaderSelection.locate(
-                in: backends, reader: reader, wait: wait.map { .milliseconds(Int64($0 * 1000)) })
-            let connection = try await backend.connect(reader: name)
-            let read: DocumentReader.Read
-            do {
-                read = try await perform(connection)
-            } catch {
-                await connection.close()
-                throw error
-            }
-            await connection.close()
-            for backend in backends { await backend.shutdown() }
-            return read
-        } catch {
-            for backend in backends { await backend.shutdown() }
-            let failure = (error as? ReaderError) ?? .backendFailure(.pcsc, "\(error)")
-            let result = ReadResult(status: .failed, error: .init(code: failure.code, message: failure.description))
-            print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
-            throw ExitStatus.readFailed
-        }
-    }
 }
 
 /// Which reader `read --direct` uses.

@@ -81,6 +81,9 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Virtual chip authentication keys (with --simulate)")
     var authenticationChip: AuthenticationSimulationOptions
 
+    @OptionGroup(title: "Virtual chip faults (with --simulate)")
+    var faultChip: FaultSimulationOptions
+
     @OptionGroup(title: "Attached reader (with --direct)")
     var direct: DirectReadOptions
 
@@ -93,6 +96,9 @@ struct Read: AsyncParsableCommand {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
         try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil || accessOptions.can != nil)
+        if !simulate && (faultChip.isActive || faultChip.noCardAccess) {
+            throw ValidationError("--sim-fault, --sim-remove-at and --sim-no-card-access need --simulate")
+        }
     }
 
     func run() async throws {
@@ -110,18 +116,31 @@ struct Read: AsyncParsableCommand {
             trustStore: try trustOptions.store(trustingTestCSCA: simulate))
         let read: DocumentReader.Read
         if direct.direct {
-            read = try await direct.read(json: json) { connection in
-                try await perform(
-                    options, on: connection,
-                    reader: .init(name: connection.reader.name, backend: connection.reader.backend.rawValue,
-                                  capabilities: connection.capabilities),
-                    atr: connection.atr)
-            }
+            // Reconnects after a lost card (docs/reliability.md).
+            read = try await direct.readReconnecting(json: json, options: options, record: record)
         } else {
             let authentication = try authenticationChip.fixture()
             let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
             var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
             configuration.authentication = authentication?.chip
+            if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
+            if faultChip.isActive {
+                // A card slot: pulled and presented again as scheduled; the read reconnects.
+                let slot = VirtualCardSlot(
+                    configuration: configuration, faults: try faultChip.faults(),
+                    refusedReconnects: faultChip.refusedReconnects)
+                if let record {
+                    let recorded = await Transcript.record(
+                        connect: { try await slot.connect() },
+                        reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: slot.capabilities),
+                        options: options)
+                    try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
+                    try finish(recorded.read)
+                    return
+                }
+                try finish(await DocumentReader.read(connect: { try await slot.connect() }, options: options))
+                return
+            }
             let virtualChip = VirtualChip(configuration: configuration)
             read = try await perform(
                 options, on: virtualChip,
@@ -129,6 +148,11 @@ struct Read: AsyncParsableCommand {
                 atr: nil)
         }
 
+        try finish(read)
+    }
+
+    /// Writes what was asked for, prints the result, and sets the exit status.
+    private func finish(_ read: DocumentReader.Read) throws {
         if let dump {
             try writeDump(read.files, to: dump)
         }

@@ -56,6 +56,10 @@ enum ResultPrinter {
         lines.append(("Transport", "\(t.apdus) APDUs (\(t.readBinaryCommands) READ BINARY), \(t.bytesSent) bytes sent, "
             + "\(t.bytesReceived) received, \(t.extendedLength ? "extended length" : "short APDUs"), "
             + "largest read \(t.maxReadLength) bytes"))
+        for recovery in t.recoveries {
+            let place = recovery.file.map { " \($0)" + (recovery.offset.map { " @\($0)" } ?? "") } ?? ""
+            lines.append(("Recovery", "\(recovery.kind) at exchange \(recovery.exchange)\(place): \(recovery.detail)"))
+        }
         for w in r.warnings {
             lines.append(("Warning", w))
         }

@@ -147,13 +147,23 @@ import Testing
         }
     }
 
-    @Test func aCorruptedResponseMACEndsTheReadWithASpecificError() async throws {
+    @Test func aCorruptedResponseMACEndsTheReadWithASpecificErrorWithoutRecovery() async throws {
         // Exchange 5 is the second protected response (READ BINARY of EF.SOD).
         let chip = Self.chip(Self.setups[0]) { $0.corruptMACAtExchange = [5] }
-        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac))
+        let read = await DocumentReader.read(
+            transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac, recovery: .none))
         #expect(read.result.error?.code == "secureMessagingMACInvalid")
         #expect(read.files.isEmpty, "a failed read hands out no files")
         #expect(read.result.transport.apdus == 6, "no command after the bad MAC")
+    }
+
+    @Test func aCorruptedResponseMACIsRecoveredByReauthenticatingOnce() async throws {
+        let chip = Self.chip(Self.setups[0]) { $0.corruptMACAtExchange = [5] }
+        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac))
+        #expect(read.result.error == nil)
+        #expect(read.files[.sod] == Self.specimen.files[.sod])
+        #expect(read.result.transport.recoveries.map(\.kind) == ["secureMessagingMACInvalid"])
+        #expect(read.result.transport.recoveries.first?.exchange == 5)
     }
 
     @Test func theLDS2ApplicationIsProbedAndReported() async throws {

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import MRTDCore
+import MRTDProtocol
+import MRTDReaders
+import MRTDTesting
+
+/// The connection a reconnecting `read --direct` holds: the first `next` hands out the connection
+/// made up front; each later one (after the card was lost) closes it, waits for the card to be
+/// presented again and connects anew (docs/reliability.md).
+actor DirectConnectionHolder {
+    private var current: (any CardConnection)?
+    private var handedOut = false
+    private let backend: any ReaderBackend
+    private let name: String
+
+    init(first: any CardConnection, backend: any ReaderBackend, name: String) {
+        current = first
+        self.backend = backend
+        self.name = name
+    }
+
+    func next() async throws -> any CardConnection {
+        if !handedOut, let current {
+            handedOut = true
+            return current
+        }
+        await current?.close()
+        current = nil
+        // Bounded by the read's recovery deadline, which cancels this wait.
+        _ = try await backend.waitForCard(reader: name, timeout: .seconds(10))
+        let connection = try await backend.connect(reader: name)
+        current = connection
+        return connection
+    }
+
+    func close() async {
+        await current?.close()
+        current = nil
+    }
+}
+
+extension DirectReadOptions {
+    /// Finds the reader, connects, and reads with reconnection: a card lost mid-read is read again
+    /// from where it stopped when it is presented again within the recovery deadline.
+    ///
+    /// With `record`, the session (every link, link failures included) is written there as a transcript.
+    func readReconnecting(json: Bool, options: ReadOptions, record: String?) async throws -> DocumentReader.Read {
+        let backends = DirectBackends.all()
+        do {
+            let (backend, name) = try await DirectReaderSelection.locate(
+                in: backends, reader: reader, wait: wait.map { .milliseconds(Int64($0 * 1000)) })
+            let first = try await backend.connect(reader: name)
+            let holder = DirectConnectionHolder(first: first, backend: backend, name: name)
+            let read: DocumentReader.Read
+            if let record {
+                let recorded = await Transcript.record(
+                    connect: { try await holder.next() },
+                    reader: .init(name: first.reader.name, backend: first.reader.backend.rawValue, capabilities: first.capabilities),
+                    atr: first.atr, options: options)
+                read = recorded.read
+                do {
+                    try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
+                } catch {
+                    await holder.close()
+                    throw error
+                }
+            } else {
+                read = await DocumentReader.read(connect: { try await holder.next() }, options: options)
+            }
+            await holder.close()
+            for backend in backends { await backend.shutdown() }
+            return read
+        } catch {
+            for backend in backends { await backend.shutdown() }
+            let failure = (error as? ReaderError) ?? .backendFailure(.pcsc, "\(error)")
+            let result = ReadResult(status: .failed, error: .init(code: failure.code, message: failure.description))
+            print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
+            throw ExitStatus.readFailed
+        }
+    }
+}
