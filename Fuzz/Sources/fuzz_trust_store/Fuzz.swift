@@ -16,11 +16,8 @@ import MRTDVerification
     }
 
     static let extensions = ["der", "pem", "ldif", "ml", "crl"]
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "mrtdd-fuzz-trust-\(ProcessInfo.processInfo.processIdentifier)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    /// Where the input is written (one file per process, removed after each load).
+    static let stem = NSTemporaryDirectory() + "mrtdd-fuzz-trust-\(ProcessInfo.processInfo.processIdentifier)"
     static let date = Date()
 
     static let test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
@@ -28,9 +25,10 @@ import MRTDVerification
         let kind = Int(input.byte()) % (extensions.count + 2)
         let bytes = input.rest()
         if kind < extensions.count {
-            let path = "\(directory)/input.\(extensions[kind])"
+            let path = "\(stem).\(extensions[kind])"
             guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return 0 }
             let store = TrustStore.load(paths: [path], at: date)
+            try? FileManager.default.removeItem(atPath: path)
             check(store.report)
             fuzzCheck(store.report.cscaCount == store.anchors.count, "report counts \(store.report.cscaCount) CSCAs, store has \(store.anchors.count)")
             fuzzCheck(store.report.crlCount == store.crls.count, "report and store disagree on CRLs")
