@@ -29,7 +29,13 @@ import MRTDTesting
         var random: [UInt8]?
         /// The genuine chip's answers.
         var valid: [[UInt8]]
+        /// The group of the domain parameters, for checking the chip's keys independently.
+        var group: any KeyAgreementGroup { groups[name]! }
     }
+
+    static let groups: [String: any KeyAgreementGroup] = Dictionary(uniqueKeysWithValues: modes.map {
+        ($0.name, try! KeyAgreementGroups.make($0.parameters.domainParameters))
+    })
 
     final class StreamTransport: APDUTransport, @unchecked Sendable {
         var responses: [[UInt8]]
@@ -101,14 +107,23 @@ import MRTDTesting
         while !input.isEmpty, responses.count < 8 { responses.append(input.chunk()) }
         let random: any RandomSource = mode.random.map { ScriptedRandom($0) } ?? FixedRandom(byte: 0x5A)
         let (parameters, password, stream) = (mode.parameters, mode.password, responses)
-        let (outcome, secureMessagingStarted): (Result<Bool, any Error>, Bool) = runBlocking {
-            let channel = ChipChannel(transport: StreamTransport(stream))
+        let (outcome, secureMessagingStarted, consumed): (Result<Bool, any Error>, Bool, Int) = runBlocking {
+            let transport = StreamTransport(stream)
+            let channel = ChipChannel(transport: transport)
             do {
                 _ = try await PACE.perform(channel: channel, parameters: parameters, password: password, random: random)
-                return (.success(true), channel.secureMessaging != nil)
+                return (.success(true), channel.secureMessaging != nil, transport.next)
             } catch {
-                return (.failure(error), channel.secureMessaging != nil)
+                return (.failure(error), channel.secureMessaging != nil, transport.next)
             }
+        }
+        // Point validation (TR-03110-3 §A.2.2): PACE sends step 3 only after the chip's mapping key
+        // (GM, CAM: tag 82 of step 2) validated, and step 4 only after its ephemeral key (tag 84).
+        if mode.parameters.paceProtocol.mapping != .im, consumed >= 4, let key = element(0x82, in: responses[2]) {
+            fuzzCheck((try? mode.group.validatePublicKey(key)) != nil, "PACE went on after an invalid chip mapping key (\(mode.name))")
+        }
+        if consumed >= 5, let key = element(0x84, in: responses[3]) {
+            fuzzCheck((try? mode.group.validatePublicKey(key)) != nil, "PACE went on after an invalid chip ephemeral key (\(mode.name))")
         }
         switch outcome {
         case .success:
@@ -128,6 +143,13 @@ import MRTDTesting
             fuzzCheck(!secureMessagingStarted, "secure messaging started by a failed PACE")
         }
         return 0
+    }
+
+    /// The value of `tag` inside the `7C` template of a response (status word stripped), if it parses.
+    static func element(_ tag: UInt, in response: [UInt8]) -> [UInt8]? {
+        guard response.count > 2, let template = try? TLV.parse(response.dropLast(2), expecting: 0x7C),
+              let element = try? template.child(tag) else { return nil }
+        return element.bytes
     }
 
     static func contains(_ haystack: [UInt8], _ needle: some Collection<UInt8>) -> Bool {
