@@ -11,6 +11,8 @@ let core: [Target.Dependency] = [.product(name: "MRTDCore", package: "mrtdd")]
 let session: [Target.Dependency] = core + [
     .product(name: "MRTDCrypto", package: "mrtdd"), .product(name: "MRTDProtocol", package: "mrtdd"),
 ]
+let testing: [Target.Dependency] = session + [.product(name: "MRTDTesting", package: "mrtdd")]
+let verification: [Target.Dependency] = testing + [.product(name: "MRTDVerification", package: "mrtdd")]
 
 let package = Package(
     name: "mrtdd-fuzz",
@@ -26,6 +28,13 @@ let package = Package(
         fuzzTarget("fuzz_mrz_can_input", core),
         fuzzTarget("fuzz_sm_unwrap", session),
         fuzzTarget("fuzz_apdu_transport", session),
-        fuzzTarget("fuzz_session", session + [.product(name: "MRTDTesting", package: "mrtdd")]),
+        fuzzTarget("fuzz_session", testing),
+        fuzzTarget("fuzz_securityinfos", session),
+        fuzzTarget("fuzz_sod_cms", verification),
+        fuzzTarget("fuzz_x509_chain", verification),
+        fuzzTarget("fuzz_ecdsa_sig", testing),
+        fuzzTarget("fuzz_pace_ga", testing),
+        fuzzTarget("fuzz_trust_store", verification),
+        fuzzTarget("fuzz_ca_aa", testing),
     ]
 )

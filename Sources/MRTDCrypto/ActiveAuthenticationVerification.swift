@@ -201,9 +201,9 @@ public enum ISO9796Part2 {
 }
 
 /// Conversions between the two ECDSA signature encodings.
-enum ECDSASignatureEncoding {
+public enum ECDSASignatureEncoding {
     /// `r` and `s` of a DER `ECDSA-Sig-Value` (X9.62), or `nil` when `bytes` is not exactly one.
-    static func derComponents(_ bytes: [UInt8]) -> (r: [UInt8], s: [UInt8])? {
+    public static func derComponents(_ bytes: [UInt8]) -> (r: [UInt8], s: [UInt8])? {
         guard bytes.first == 0x30, let sequence = try? TLV.parse(bytes), let parts = try? sequence.children(),
               parts.count == 2, parts.allSatisfy({ $0.tag == 0x02 && !$0.value.isEmpty })
         else { return nil }
@@ -211,7 +211,7 @@ enum ECDSASignatureEncoding {
     }
 
     /// DER `SEQUENCE { INTEGER r, INTEGER s }` from unsigned big-endian `r` and `s`.
-    static func der(r: [UInt8], s: [UInt8]) -> [UInt8] {
+    public static func der(r: [UInt8], s: [UInt8]) -> [UInt8] {
         func integer(_ value: [UInt8]) -> [UInt8] {
             var magnitude = Array(value.drop { $0 == 0 })
             if magnitude.isEmpty { magnitude = [0] }
@@ -222,7 +222,7 @@ enum ECDSASignatureEncoding {
     }
 
     /// Plain `r || s`, each left-padded to `length` bytes (BSI TR-03111 §5.2.1).
-    static func plain(der: [UInt8], length: Int) -> [UInt8]? {
+    public static func plain(der: [UInt8], length: Int) -> [UInt8]? {
         guard let (r, s) = derComponents(der) else { return nil }
         func pad(_ v: [UInt8]) -> [UInt8]? {
             let stripped = Array(v.drop { $0 == 0 })

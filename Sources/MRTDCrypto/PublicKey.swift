@@ -83,7 +83,7 @@ public struct PublicKey: Sendable {
     }
 
     /// BSI TR-03111 §5.2.1 plain `r || s` to an X9.62 `ECDSA-Sig-Value`.
-    static func plainToDER(_ plain: [UInt8]) -> [UInt8]? {
+    public static func plainToDER(_ plain: [UInt8]) -> [UInt8]? {
         guard !plain.isEmpty, plain.count % 2 == 0, let sig = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(sig) }
         let half = plain.count / 2

@@ -17,6 +17,12 @@ extension TrustStore {
         for path in paths {
             for file in files(at: path) {
                 let test = isTestPath(file)
+                // An empty file is rejected before it is read (nothing to load; and reading an
+                // empty file through FileManager.contents leaks its read buffer: fuzz_trust_store).
+                if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int, size == 0 {
+                    store.report.rejected.append(.init(path: file, reason: "empty file"))
+                    continue
+                }
                 guard let data = FileManager.default.contents(atPath: file) else {
                     store.report.rejected.append(.init(path: file, reason: "unreadable"))
                     continue
