@@ -29,7 +29,7 @@ public final class Daemon: Sendable {
     /// - Parameters:
     ///   - address: where to listen; by default the socket systemd passed, else `configuration.socketPath`.
     ///   - backends: the reader libraries (PC/SC, libnfc, virtual); hot-plug comes from their event streams.
-    ///   - engine: performs chip sessions (BAC today; the lead wires PACE, CAN and passive authentication).
+    ///   - engine: performs chip sessions (`StandardReadEngine`: BAC/PACE, CA/AA, passive authentication).
     public init(
         configuration: DaemonConfiguration, address: ListenAddress? = nil, backends: [any ReaderBackend],
         engine: any ReadEngine, logger: Logger

@@ -44,11 +44,10 @@ public struct ReadParameters: Sendable {
     public var accessPolicy: AccessPolicy
 }
 
-/// Performs the chip session of a job. The daemon's extension point for PACE, CAN and passive
-/// authentication: the lead wires those into an engine (or into `DocumentReader`) and passes it to
-/// `Daemon`.
+/// Performs the chip session of a job: the daemon's seam to the protocol layer (tests and other
+/// builds can pass their own engine to `Daemon`).
 public protocol ReadEngine: Sendable {
-    /// Refuses, before a job is created, what this engine cannot do (a CAN without PACE).
+    /// Refuses, before a job is created, what this engine cannot do (a CAN under the `bac` policy).
     func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError)
     /// Reads the chip behind `transport`. After a link fault (card pulled, chip silent) `reconnect`
     /// gives a fresh link to the card when it is presented again, so the read can resume. A failed

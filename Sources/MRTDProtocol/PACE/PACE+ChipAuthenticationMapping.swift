@@ -10,8 +10,8 @@ extension PACE {
     /// the private key of a ChipAuthenticationPublicKeyInfo in EF.CardSecurity iff
     /// `CA_IC · PK_IC = PK_map,IC`.
     ///
-    /// Returns `passed-unverified-key` (the lead gates it on passive authentication of
-    /// EF.CardSecurity) or `failed` with a reason: `noChipAuthenticationData` (tag 8A missing or
+    /// Returns `passed-unverified-key` (`DocumentReader` gates it on passive authentication
+    /// of EF.CardSecurity) or `failed` with a reason: `noChipAuthenticationData` (tag 8A missing or
     /// undecryptable), `cardSecurityMissing`, `cardSecurityMalformed`, `noChipAuthenticationKey`,
     /// `keyMismatch`, or, given `cardAccess`, `cardSecurityInconsistent` when a PACEInfo of
     /// EF.CardAccess is missing from EF.CardSecurity (TR-03110-3 §A.1.2: EF.CardSecurity contains
