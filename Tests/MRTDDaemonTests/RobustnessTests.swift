@@ -33,12 +33,13 @@ import Testing
     @Test func malformedHTTPIsAnswered400AndTheDaemonCarriesOn() async throws {
         let daemon = try await TestDaemon.start()
         for garbage in ["GARBAGE\r\n\r\n", "GET /v1/health HTTP/9.9\r\n\r\n", "GET /v1/health HTTP/1.1\r\nContent-Length: -5\r\n\r\n", "\u{0}\u{1}\u{2}\r\n\r\n"] {
-            let socket = try RawSocket(path: daemon.socketPath)
+            // A generous wait: the answer is immediate, but a loaded CI machine can starve the daemon.
+            let socket = try RawSocket(path: daemon.socketPath, receiveTimeout: 30)
             socket.send(garbage)
             let answer = socket.receiveAll()
             #expect(answer.hasPrefix("HTTP/1.1 400"), "answer to \(garbage.debugDescription): \(answer.prefix(40))")
         }
-        let huge = try RawSocket(path: daemon.socketPath)
+        let huge = try RawSocket(path: daemon.socketPath, receiveTimeout: 30)
         huge.send("GET /v1/health HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
         #expect(!huge.receiveAll().hasPrefix("HTTP/1.1 200"))
         #expect(try await daemon.client.health().version == Daemon.version)
