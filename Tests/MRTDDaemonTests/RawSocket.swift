@@ -7,7 +7,7 @@ import Glibc
 final class RawSocket {
     let fd: Int32
 
-    init(path: String, receiveTimeout: Double = 5) throws {
+    init(path: String, receiveTimeout: Double = 30) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket() failed") }
         var address = sockaddr_un()

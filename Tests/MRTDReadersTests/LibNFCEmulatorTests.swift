@@ -18,7 +18,7 @@ import Testing
         VirtualChip(configuration: VirtualChipConfiguration(files: specimen.files, accessKey: key, extendedLength: false))
     }
 
-    static func backend(_ connstrings: [String], exchangeTimeout: Duration = .seconds(2)) -> LibNFCBackend {
+    static func backend(_ connstrings: [String], exchangeTimeout: Duration = .seconds(10)) -> LibNFCBackend {
         LibNFCBackend(configuration: .init(
             connstrings: connstrings, listDevices: false, rescanInterval: .milliseconds(50),
             pollInterval: .milliseconds(20), exchangeTimeout: exchangeTimeout))
@@ -27,7 +27,7 @@ import Testing
     /// The first event matching `match` on a fresh subscription (which starts with the current
     /// state), or nil after `timeout`.
     static func waitFor(
-        _ backend: LibNFCBackend, timeout: Duration = .seconds(5), _ match: @escaping @Sendable (ReaderEvent) -> Bool
+        _ backend: LibNFCBackend, timeout: Duration = .seconds(15), _ match: @escaping @Sendable (ReaderEvent) -> Bool
     ) async -> ReaderEvent? {
         let events = backend.events()
         return await withTaskGroup(of: ReaderEvent?.self) { group in
