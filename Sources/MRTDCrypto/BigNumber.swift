@@ -51,6 +51,24 @@ final class BigNumber {
     static func compare(_ a: BigNumber, _ b: BigNumber) -> Int { Int(BN_cmp(a.pointer, b.pointer)) }
 }
 
+extension BigNumber {
+    /// A private key below `bound` (a group order, or q for DH): draws `bound`'s byte length from
+    /// `random`, clears the bits above `bound`'s top bit and draws again until 0 < x < bound
+    /// (rejection sampling, so the key is uniform). Returns the big-endian bytes, `bound.byteCount`
+    /// long, in the order the random source gave them (worked examples replay byte for byte).
+    static func randomBytes(below bound: BigNumber, using random: any RandomSource) throws -> [UInt8] {
+        let topBits = bound.bitCount % 8
+        for _ in 0..<64 {
+            var candidate = try random.randomBytes(bound.byteCount)
+            if topBits != 0, !candidate.isEmpty { candidate[0] &= UInt8((1 << topBits) - 1) }
+            let x = try BigNumber(candidate)
+            if !x.isZero && compare(x, bound) < 0 { return candidate }
+            secureWipe(&candidate)
+        }
+        throw CryptoError.invalidInput("random source gave no private key in range")
+    }
+}
+
 /// Owns a `BN_CTX` (scratch space for BIGNUM arithmetic) and frees it in `deinit`. Not thread-safe:
 /// the owner serialises access.
 final class BigNumberContext {

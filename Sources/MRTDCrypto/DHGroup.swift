@@ -94,20 +94,8 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     // MARK: KeyAgreementGroup
 
     public func generatePrivateKey(using random: any RandomSource) throws -> [UInt8] {
-        try locked { scope in
-            // With q known the exponent lies in [1, q-1]; otherwise in [1, p-2].
-            let bound = q ?? pMinusOne
-            let length = bound.byteCount
-            let topBits = bound.bitCount % 8
-            for _ in 0..<64 {
-                var candidate = try random.randomBytes(length)
-                if topBits != 0, !candidate.isEmpty { candidate[0] &= UInt8((1 << topBits) - 1) }
-                let x = try scope.keep(BigNumber(candidate))
-                if !x.isZero && BigNumber.compare(x, bound) < 0 { return candidate }
-                secureWipe(&candidate)
-            }
-            throw CryptoError.invalidInput("random source gave no private key in range")
-        }
+        // With q known the exponent lies in [1, q-1]; otherwise in [1, p-2].
+        try BigNumber.randomBytes(below: q ?? pMinusOne, using: random)
     }
 
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {

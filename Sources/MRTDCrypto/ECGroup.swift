@@ -186,17 +186,7 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
     // MARK: KeyAgreementGroup
 
     public func generatePrivateKey(using random: any RandomSource) throws -> [UInt8] {
-        try locked { scope in
-            let topBits = order.bitCount % 8
-            for _ in 0..<64 {
-                var candidate = try random.randomBytes(orderByteCount)
-                if topBits != 0, !candidate.isEmpty { candidate[0] &= UInt8((1 << topBits) - 1) }
-                let k = try scope.keep(BigNumber(candidate))
-                if !k.isZero && BigNumber.compare(k, order) < 0 { return candidate }
-                secureWipe(&candidate)
-            }
-            throw CryptoError.invalidInput("random source gave no private key in range")
-        }
+        try BigNumber.randomBytes(below: order, using: random)
     }
 
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {

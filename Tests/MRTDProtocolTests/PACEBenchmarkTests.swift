@@ -2,7 +2,6 @@ import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
-import Synchronization
 import Testing
 
 @testable import MRTDProtocol
@@ -12,19 +11,6 @@ import Testing
 /// replays are faithful. Run alone for stable numbers: `swift test --filter PACEBenchmarkTests`.
 @Suite("PACE benchmark (prints)", .serialized)
 struct PACEBenchmarkTests {
-    /// Records what crossed the wire so a session can be replayed with a scripted transport.
-    final class Recorder: APDUTransport {
-        let base: VirtualChip
-        let log = Mutex<[ScriptedTransport.Exchange]>([])
-        var capabilities: TransportCapabilities { base.capabilities }
-        init(_ base: VirtualChip) { self.base = base }
-        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-            let response = try await base.transmit(command)
-            log.withLock { $0.append(.init(command: command, response: response)) }
-            return response
-        }
-    }
-
     static let iterations = 50
 
     /// Records one PACE run against the virtual chip, then replays the terminal side `iterations`
@@ -32,12 +18,12 @@ struct PACEBenchmarkTests {
     func terminalCost(_ info: PACEInfo) async throws -> Double {
         let chip = VirtualChip(configuration: try .paceChip(
             document: PACEMatrixTests.specimen, accessKey: PACEMatrixTests.key, infos: [info]))
-        let recorder = Recorder(chip)
+        let recorder = RecordingTransport(chip)
         let random = RecordingRandom(SystemRandom())
         let parameters = try PACEParameters.strongest(in: SecurityInfos(infos: [.pace(info)]))
         _ = try await PACE.perform(channel: ChipChannel(transport: recorder), parameters: parameters,
                                    password: .mrz(PACEMatrixTests.key), random: random)
-        let script = recorder.log.withLock { $0 }
+        let script = recorder.exchanges
         let start = processCPUMicroseconds()
         for _ in 0..<Self.iterations {
             let transport = ScriptedTransport(script)

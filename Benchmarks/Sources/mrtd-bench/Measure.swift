@@ -1,11 +1,10 @@
 import Foundation
+import MRTDCrypto
 
 /// CPU time of the whole process (all threads), in milliseconds. The harness runs one thing at a
 /// time, so this is the CPU the measured code used, whichever cooperative threads ran it.
 func processCPUMilliseconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+    processCPUMicroseconds() / 1000
 }
 
 /// Runs `body` `iterations` times after `warmup` runs and returns the median CPU milliseconds per run.
