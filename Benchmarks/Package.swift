@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "MRTDCrypto", package: "mrtdd"),
                 .product(name: "MRTDProtocol", package: "mrtdd"),
                 .product(name: "MRTDTesting", package: "mrtdd"),
+                .product(name: "MRTDVerification", package: "mrtdd"),
             ],
             path: "Sources/mrtd-bench"),
     ]

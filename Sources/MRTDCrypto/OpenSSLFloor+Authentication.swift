@@ -2,11 +2,11 @@ internal import CLibCrypto
 
 /// The bare OpenSSL calls Chip and Active Authentication cannot avoid, without this library's
 /// parsing, checks and conversions: the floor the benchmark compares the real operations against.
-/// Internal; used by the performance test only.
+/// For measurement only (the cost tests and the benchmark harness).
 extension OpenSSLFloor {
     /// CA's asymmetric work on the terminal: decode the chip key (`d2i_PUBKEY`), validate it, make an
     /// ephemeral key on its parameters, derive the shared secret.
-    static func chipAuthentication(subjectPublicKeyInfo der: [UInt8]) -> Bool {
+    public static func chipAuthentication(subjectPublicKeyInfo der: [UInt8]) -> Bool {
         guard let chipKey = try? EVPKeyHandle.parsePublicKey(der) else { return false }
         guard let check = EVP_PKEY_CTX_new_from_pkey(nil, chipKey.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(check) }
@@ -24,7 +24,7 @@ extension OpenSSLFloor {
     }
 
     /// AA with RSA: the raw public operation.
-    static func rsaPublicOperation(key: ActiveAuthenticationPublicKey, signature: [UInt8]) -> Bool {
+    public static func rsaPublicOperation(key: ActiveAuthenticationPublicKey, signature: [UInt8]) -> Bool {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.handle.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_verify_recover_init(context) == 1,
@@ -35,7 +35,7 @@ extension OpenSSLFloor {
     }
 
     /// AA with ECDSA: hash and verify a DER signature.
-    static func ecdsaVerify(key: ActiveAuthenticationPublicKey, message: [UInt8], derSignature: [UInt8], digest: DigestAlgorithm) -> Bool {
+    public static func ecdsaVerify(key: ActiveAuthenticationPublicKey, message: [UInt8], derSignature: [UInt8], digest: DigestAlgorithm) -> Bool {
         let hash = digest.hash(message)
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.handle.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(context) }

@@ -16,6 +16,59 @@ public enum OpenSSLFloor {
         /// `x^e mod p` with a full-size exponent, p the curve's prime (the Integrated Mapping's
         /// square-root step).
         public var modularExponentiation: Double
+
+        /// The terminal's EC operations in one PACE Generic Mapping run: map key pair (key
+        /// generation), `H = k·P`, `G^ = s·G + H`, ephemeral key on `G^` (`k·P`, arbitrary base),
+        /// `K = k·P`. Microseconds.
+        public var paceGenericMapping: Double { keyGeneration + 3 * scalarMultiplication + doubleMultiplication }
+        /// PACE Integrated Mapping: ephemeral key on `G^` and `K` (two `k·P`) plus the point encoding
+        /// (one full-size modular exponentiation). Microseconds.
+        public var paceIntegratedMapping: Double { 2 * scalarMultiplication + modularExponentiation }
+        /// PACE-CAM: Generic Mapping plus the check `PK_map = CA_IC · PK_IC` (one `k·P`). Microseconds.
+        public var paceChipAuthenticationMapping: Double { paceGenericMapping + scalarMultiplication }
+    }
+
+    /// Mean process CPU time per DH operation, in microseconds.
+    public struct DHCosts: Sendable {
+        /// `x^e mod p`, constant time, `e` as long as the group order `q` (key generation, shared
+        /// secret, `g^s` of the mapping).
+        public var exponentiation: Double
+        /// `y^q mod p` (the subgroup check on each of the chip's public keys, TR-03110-3 §A.2.2).
+        public var subgroupCheck: Double
+
+        /// The terminal's DH work in one PACE Generic Mapping run: map key pair, `H = Y^x`, `g^s`
+        /// (times H), ephemeral key on `g^`, `K = Y^x` (five exponentiations) and the subgroup
+        /// checks of the chip's two public keys. Microseconds.
+        public var paceGenericMapping: Double { 5 * exponentiation + 2 * subgroupCheck }
+    }
+
+    /// Times `iterations` of each DH operation in a standardized group (IDs 0-2).
+    public static func measure(dhGroup: DHGroup.StandardGroup, iterations: Int) throws -> DHCosts {
+        let parameters = dhGroup.parameters
+        guard let q = parameters.q else { throw CryptoError.unsupported("DH group without q") }
+        let scope = LifetimeScope()
+        defer { withExtendedLifetime(scope) {} }
+        let context = try BigNumberContext()
+        let p = try scope.keep(BigNumber(parameters.p))
+        let g = try scope.keep(BigNumber(parameters.g))
+        let order = try scope.keep(BigNumber(q))
+        let exponent = try scope.keep(BigNumber(BigNumber.randomBytes(below: order, using: SystemRandom())))
+        BN_set_flags(exponent.pointer, BN_FLG_CONSTTIME)
+        let y = try scope.keep(BigNumber())
+        let r = try scope.keep(BigNumber())
+        guard BN_mod_exp_mont_consttime(y.pointer, g.pointer, exponent.pointer, p.pointer, context.pointer, nil) == 1 else {
+            throw CryptoError.openSSLQueue("BN_mod_exp_mont_consttime")
+        }
+        func time(_ body: () -> Int32) -> Double {
+            let start = processCPUMicroseconds()
+            for _ in 0..<iterations { guard body() == 1 else { return -1 } }
+            return (processCPUMicroseconds() - start) / Double(iterations)
+        }
+        let exponentiation = time {
+            BN_mod_exp_mont_consttime(r.pointer, y.pointer, exponent.pointer, p.pointer, context.pointer, nil)
+        }
+        let subgroupCheck = time { BN_mod_exp(r.pointer, y.pointer, order.pointer, p.pointer, context.pointer) }
+        return DHCosts(exponentiation: exponentiation, subgroupCheck: subgroupCheck)
     }
 
     /// Times `iterations` of each operation on a standardized curve (IDs 8-18).

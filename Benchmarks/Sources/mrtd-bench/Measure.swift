@@ -40,3 +40,24 @@ func rounded(_ value: Double, _ places: Int = 3) -> Double {
     for _ in 0..<places { scale *= 10 }
     return (value * scale).rounded() / scale
 }
+
+/// Wall-clock timing of the harness's sections, printed to stderr (the JSON goes to stdout).
+enum Section {
+    static func timed<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer { report(name, since: start) }
+        return try body()
+    }
+
+    static func timedAsync<T>(_ name: String, _ body: () async throws -> T) async rethrows -> T {
+        let start = ContinuousClock.now
+        defer { report(name, since: start) }
+        return try await body()
+    }
+
+    private static func report(_ name: String, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        FileHandle.standardError.write(Data("bench: \(name) took \(String(format: "%.1f", seconds)) s\n".utf8))
+    }
+}

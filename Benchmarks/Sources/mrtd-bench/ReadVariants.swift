@@ -3,11 +3,20 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 
-/// One way of reading the specimen: a chip configuration and the options the terminal reads with.
+/// One way of reading the specimen: a chip configuration, the options the terminal reads with, and
+/// what the access protocol is (for the crypto floor).
 struct ReadVariant: Sendable {
+    /// The access protocol and its parameters.
+    enum Access: Sendable {
+        case bac
+        /// PACE with these parameters (AES-128 session keys in every variant the harness builds).
+        case pace(PACEInfo)
+    }
+
     var name: String
     var chip: VirtualChipConfiguration
     var options: ReadOptions
+    var access: Access
 }
 
 /// A read recorded once against the virtual chip: replaying it measures the terminal's side alone
@@ -17,6 +26,7 @@ struct RecordedRead {
     var exchanges: [ScriptedTransport.Exchange]
     var random: [UInt8]
     var result: ReadResult
+    var files: [LDSFile: [UInt8]]
 
     static func record(_ variant: ReadVariant) async throws -> RecordedRead {
         let chip = VirtualChip(configuration: variant.chip)
@@ -26,7 +36,8 @@ struct RecordedRead {
         guard read.result.status != .failed else {
             throw BenchError.readFailed(variant.name, read.result.error?.code ?? "?")
         }
-        return RecordedRead(variant: variant, exchanges: recorder.exchanges, random: random.recorded, result: read.result)
+        return RecordedRead(variant: variant, exchanges: recorder.exchanges, random: random.recorded, result: read.result,
+                            files: read.files)
     }
 
     /// One terminal-side read over the recording; fails if the replay diverges.
@@ -43,10 +54,12 @@ struct RecordedRead {
 enum BenchError: Error, CustomStringConvertible {
     case readFailed(String, String)
     case replayDiverged(String, Int)
+    case check(String)
     var description: String {
         switch self {
         case .readFailed(let v, let code): return "\(v): read failed (\(code))"
         case .replayDiverged(let v, let i): return "\(v): replay diverged at exchange \(i)"
+        case .check(let what): return what
         }
     }
 }

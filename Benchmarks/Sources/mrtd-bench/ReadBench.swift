@@ -1,0 +1,57 @@
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+import MRTDTesting
+
+/// The read figures: transport counts, the link model, and the terminal's CPU per read next to
+/// its crypto floor, each nested by variant name (``AccessVariants``).
+enum ReadBench {
+    static let bitrates = [106, 212, 424, 848]
+
+    /// Records every variant once, then measures; returns the JSON entries and the recordings.
+    static func run(iterations: Int) async throws -> (report: [String: Any], reads: [String: RecordedRead]) {
+        var recorded: [String: RecordedRead] = [:]
+        try await Section.timedAsync("record reads") {
+            for v in try AccessVariants.make() { recorded[v.name] = try await RecordedRead.record(v) }
+        }
+        var report: [String: Any] = [:]
+        report["apdusPerRead"] = recorded.mapValues { $0.result.transport.apdus }
+        report["readBinaryPerRead"] = recorded.mapValues { $0.result.transport.readBinaryCommands }
+        report["fileBytesPerRead"] = recorded.mapValues { $0.result.transport.fileBytes }
+        report["wireBytesPerRead"] = recorded.mapValues { $0.wireBytes }
+        report["smOverheadRatio"] = recorded.mapValues { rounded(Double($0.wireBytes) / Double($0.result.transport.fileBytes), 4) }
+        report["dg2Bytes"] = recorded.values.first?.files[.dg(2)]?.count
+
+        let model = LinkModel()
+        report["linkModelSeconds"] = recorded.mapValues { read in
+            Dictionary(uniqueKeysWithValues: bitrates.map { kbps in
+                (String(kbps), rounded(model.seconds(exchanges: read.exchanges, bitrate: Double(kbps) * 1000), 4))
+            })
+        }
+
+        var cpu: [String: Double] = [:]
+        try await Section.timedAsync("cpuMsPerRead (replays)") {
+            for (name, read) in recorded.sorted(by: { $0.key < $1.key }) {
+                cpu[name] = try await medianCPU(iterations: iterations) { try await read.replay() }
+            }
+        }
+        var floor: [String: Double] = [:]
+        var floorParts: [String: [String: Double]] = [:]
+        try Section.timed("cryptoFloorMs (OpenSSL)") {
+            let asymmetric = AsymmetricFloor(iterations: iterations)
+            for (name, read) in recorded.sorted(by: { $0.key < $1.key }) {
+                let symmetric = try medianCPUSync(iterations: iterations, try CryptoFloor.symmetric(read))
+                let publicKey = try asymmetric.milliseconds(for: read)
+                floor[name] = symmetric + publicKey
+                floorParts[name] = ["symmetric": rounded(symmetric), "publicKey": rounded(publicKey)]
+            }
+        }
+        report["cpuMsPerRead"] = cpu.mapValues { rounded($0) }
+        report["cryptoFloorMs"] = floor.mapValues { rounded($0) }
+        report["cryptoFloorParts"] = floorParts
+        report["cpuToFloorRatio"] = Dictionary(uniqueKeysWithValues: cpu.map {
+            ($0.key, rounded($0.value / max(floor[$0.key] ?? 1, 0.001), 2))
+        })
+        return (report, recorded)
+    }
+}
