@@ -34,10 +34,21 @@ extension OpenSSLFloor {
         return EVP_PKEY_verify_recover(context, &out, &length, signature, signature.count) == 1
     }
 
+    /// AA with ECDSA as a read does it: decode the DG15 key (`d2i_PUBKEY`), hash, verify a DER signature.
+    public static func ecdsaActiveAuthentication(subjectPublicKeyInfo der: [UInt8], message: [UInt8], derSignature: [UInt8],
+                                                 digest: DigestAlgorithm) -> Bool {
+        guard let key = try? EVPKeyHandle.parsePublicKey(der) else { return false }
+        return ecdsaVerify(key: key, message: message, derSignature: derSignature, digest: digest)
+    }
+
     /// AA with ECDSA: hash and verify a DER signature.
     public static func ecdsaVerify(key: ActiveAuthenticationPublicKey, message: [UInt8], derSignature: [UInt8], digest: DigestAlgorithm) -> Bool {
+        ecdsaVerify(key: key.handle, message: message, derSignature: derSignature, digest: digest)
+    }
+
+    private static func ecdsaVerify(key: EVPKeyHandle, message: [UInt8], derSignature: [UInt8], digest: DigestAlgorithm) -> Bool {
         let hash = digest.hash(message)
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.handle.pointer, nil) else { return false }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_verify_init(context) == 1 else { return false }
         return EVP_PKEY_verify(context, derSignature, derSignature.count, hash, hash.count) == 1

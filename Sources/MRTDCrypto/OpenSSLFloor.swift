@@ -5,7 +5,8 @@ import Foundation
 /// (no byte encoding, validation or allocation beyond OpenSSL's own): the floor that protocol
 /// benchmarks compare against. For measurement only.
 public enum OpenSSLFloor {
-    /// Mean process CPU time per operation, in microseconds.
+    /// Median process CPU time per operation, in microseconds (each operation timed on its own, so
+    /// one slow sample on a loaded machine does not move it).
     public struct Costs: Sendable {
         /// Key generation: a random scalar below n and `k·G` (fixed-base multiplication).
         public var keyGeneration: Double
@@ -28,7 +29,7 @@ public enum OpenSSLFloor {
         public var paceChipAuthenticationMapping: Double { paceGenericMapping + scalarMultiplication }
     }
 
-    /// Mean process CPU time per DH operation, in microseconds.
+    /// Median process CPU time per DH operation, in microseconds.
     public struct DHCosts: Sendable {
         /// `x^e mod p`, constant time, `e` as long as the group order `q` (key generation, shared
         /// secret, `g^s` of the mapping).
@@ -59,15 +60,11 @@ public enum OpenSSLFloor {
         guard BN_mod_exp_mont_consttime(y.pointer, g.pointer, exponent.pointer, p.pointer, context.pointer, nil) == 1 else {
             throw CryptoError.openSSLQueue("BN_mod_exp_mont_consttime")
         }
-        func time(_ body: () -> Int32) -> Double {
-            let start = processCPUMicroseconds()
-            for _ in 0..<iterations { guard body() == 1 else { return -1 } }
-            return (processCPUMicroseconds() - start) / Double(iterations)
-        }
-        let exponentiation = time {
+        func time(_ body: () -> Int32) throws -> Double { try median(iterations, body) }
+        let exponentiation = try time {
             BN_mod_exp_mont_consttime(r.pointer, y.pointer, exponent.pointer, p.pointer, context.pointer, nil)
         }
-        let subgroupCheck = time { BN_mod_exp(r.pointer, y.pointer, order.pointer, p.pointer, context.pointer) }
+        let subgroupCheck = try time { BN_mod_exp(r.pointer, y.pointer, order.pointer, p.pointer, context.pointer) }
         return DHCosts(exponentiation: exponentiation, subgroupCheck: subgroupCheck)
     }
 
@@ -88,11 +85,7 @@ public enum OpenSSLFloor {
         guard BN_rand_range(k, order) == 1, EC_POINT_mul(group, point, k, nil, nil, ctx) == 1 else {
             throw CryptoError.openSSLQueue("setup")
         }
-        func time(_ body: () -> Int32) throws -> Double {
-            let start = processCPUMicroseconds()
-            for _ in 0..<iterations { guard body() == 1 else { return -1 } }
-            return (processCPUMicroseconds() - start) / Double(iterations)
-        }
+        func time(_ body: () -> Int32) throws -> Double { try median(iterations, body) }
         let keyGeneration = try time {
             guard BN_rand_range(k, order) == 1 else { return 0 }
             return EC_POINT_mul(group, result, k, nil, nil, ctx)
@@ -113,6 +106,20 @@ public enum OpenSSLFloor {
         return Costs(keyGeneration: keyGeneration, scalarMultiplication: scalarMultiplication,
                      doubleMultiplication: doubleMultiplication, modularExponentiation: modularExponentiation)
     }
+}
+
+/// The median process CPU time of `iterations` runs of `body` (an OpenSSL call returning 1 on
+/// success), in microseconds.
+private func median(_ iterations: Int, _ body: () -> Int32) throws -> Double {
+    var samples: [Double] = []
+    samples.reserveCapacity(max(1, iterations))
+    for _ in 0..<max(1, iterations) {
+        let start = processCPUMicroseconds()
+        guard body() == 1 else { throw CryptoError.openSSLQueue("floor operation") }
+        samples.append(processCPUMicroseconds() - start)
+    }
+    samples.sort()
+    return samples[samples.count / 2]
 }
 
 /// CPU time consumed by this process so far, in microseconds (`CLOCK_PROCESS_CPUTIME_ID`): unlike

@@ -8,6 +8,15 @@ import MRTDTesting
 enum ReadBench {
     static let bitrates = [106, 212, 424, 848]
 
+    /// Records one variant and replays it `iterations` times (for callgrind and perf).
+    static func replayOnly(_ name: String, iterations: Int) async throws {
+        guard let variant = try AccessVariants.make().first(where: { $0.name == name }) else {
+            throw BenchError.check("no variant \(name)")
+        }
+        let read = try await RecordedRead.record(variant)
+        for _ in 0..<iterations { try await read.replay() }
+    }
+
     /// Records every variant once, then measures; returns the JSON entries and the recordings.
     static func run(iterations: Int) async throws -> (report: [String: Any], reads: [String: RecordedRead]) {
         var recorded: [String: RecordedRead] = [:]
@@ -29,17 +38,14 @@ enum ReadBench {
             })
         }
 
+        // Each variant's replays and then its floor, back to back, so machine load affects both alike.
         var cpu: [String: Double] = [:]
-        try await Section.timedAsync("cpuMsPerRead (replays)") {
-            for (name, read) in recorded.sorted(by: { $0.key < $1.key }) {
-                cpu[name] = try await medianCPU(iterations: iterations) { try await read.replay() }
-            }
-        }
         var floor: [String: Double] = [:]
         var floorParts: [String: [String: Double]] = [:]
-        try Section.timed("cryptoFloorMs (OpenSSL)") {
+        try await Section.timedAsync("cpuMsPerRead (replays) and cryptoFloorMs (OpenSSL)") {
             let asymmetric = AsymmetricFloor(iterations: iterations)
             for (name, read) in recorded.sorted(by: { $0.key < $1.key }) {
+                cpu[name] = try await medianCPU(iterations: iterations) { try await read.replay() }
                 let symmetric = try medianCPUSync(iterations: iterations, try CryptoFloor.symmetric(read))
                 let publicKey = try asymmetric.milliseconds(for: read)
                 floor[name] = symmetric + publicKey
