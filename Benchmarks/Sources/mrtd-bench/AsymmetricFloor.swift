@@ -2,21 +2,22 @@ import MRTDCore
 import MRTDCrypto
 import MRTDTesting
 
-/// The public-key work of one read on bare OpenSSL (``OpenSSLFloor``), in milliseconds: the PACE
-/// mapping and key agreement, Chip Authentication against the DG14 key, Active Authentication
-/// against the DG15 key. Each piece is measured once per run and shared by the variants using it.
-final class AsymmetricFloor {
-    let iterations: Int
-    private var curves: [Int: OpenSSLFloor.Costs] = [:]
-    private var dhGroups: [Int: OpenSSLFloor.DHCosts] = [:]
-    private var chipAuthentication: [[UInt8]: Double] = [:]
-    private var activeAuthentication: Double?
+/// The public-key work of one read on bare OpenSSL (``OpenSSLFloor``): the PACE mapping and key
+/// agreement, Chip Authentication against the DG14 key, Active Authentication against the DG15 key.
+/// ``sample()`` times each operation once, so the harness can interleave floor samples with the
+/// replays they are compared with.
+struct AsymmetricFloor {
+    private enum Mapping {
+        case ec(ECGroup.StandardCurve, KeyPath<OpenSSLFloor.Costs, Double>)
+        case dh(DHGroup.StandardGroup)
+    }
 
-    init(iterations: Int) { self.iterations = iterations }
+    private var mapping: Mapping?
+    private var chipAuthenticationKey: [UInt8]?
+    private var activeAuthentication: (spki: [UInt8], challenge: [UInt8], signature: [UInt8])?
 
-    /// Milliseconds of public-key work for `read`.
-    func milliseconds(for read: RecordedRead) throws -> Double {
-        var microseconds = 0.0
+    /// What `read` needs: its PACE mapping, CA unless PACE-CAM authenticated the chip, AA when DG15 was read.
+    init(_ read: RecordedRead) throws {
         var camDone = false
         if case .pace(let info) = read.variant.access {
             guard let id = info.parameterID, let proto = info.paceProtocol else { throw BenchError.check("PACEInfo without parameters") }
@@ -24,15 +25,14 @@ final class AsymmetricFloor {
                 guard let group = DHGroup.StandardGroup(rawValue: id), proto.mapping == .gm else {
                     throw BenchError.check("no DH floor for \(proto.name) #\(id)")
                 }
-                microseconds += try dhCosts(group).paceGenericMapping
+                mapping = .dh(group)
             } else {
                 guard let curve = ECGroup.StandardCurve(rawValue: id) else { throw BenchError.check("curve #\(id)") }
-                let costs = try ecCosts(curve)
                 switch proto.mapping {
-                case .gm: microseconds += costs.paceGenericMapping
-                case .im: microseconds += costs.paceIntegratedMapping
+                case .gm: mapping = .ec(curve, \.paceGenericMapping)
+                case .im: mapping = .ec(curve, \.paceIntegratedMapping)
                 case .cam:
-                    microseconds += costs.paceChipAuthenticationMapping
+                    mapping = .ec(curve, \.paceChipAuthenticationMapping)
                     camDone = true
                 }
             }
@@ -41,52 +41,49 @@ final class AsymmetricFloor {
             guard let spki = try SecurityInfos(dg14: dg14).chipAuthenticationPublicKeyInfos.first?.subjectPublicKeyInfo else {
                 throw BenchError.check("DG14 without a chip authentication key")
             }
-            microseconds += try chipAuthenticationCost(spki)
+            chipAuthenticationKey = spki
         }
-        if read.files[.dg(15)] != nil { microseconds += try activeAuthenticationCost() }
-        return microseconds / 1000
+        if let dg15 = read.files[.dg(15)] {
+            // The DG15 key is ECDSA P-256 (``AccessVariants``); the signature comes from a key of the
+            // same curve made here, as the chip's private key stays in the virtual chip.
+            let key = try PrivateKey.generateEC(standardizedDomainParameterID: 12)
+            let spki = try key.subjectPublicKeyInfo()
+            guard spki.count == (try TLV.parse(dg15, expecting: 0x6F).bytes.count) else {
+                throw BenchError.check("DG15 key is not ECDSA P-256")
+            }
+            let challenge: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+            let plain = try key.ecdsaSign(digest: DigestAlgorithm.sha256.hash(challenge), plain: true)
+            let half = plain.count / 2
+            activeAuthentication = (spki, challenge, ECDSASignatureEncoding.der(r: Array(plain[..<half]), s: Array(plain[half...])))
+        }
     }
 
-    private func ecCosts(_ curve: ECGroup.StandardCurve) throws -> OpenSSLFloor.Costs {
-        if let known = curves[curve.rawValue] { return known }
-        let costs = try OpenSSLFloor.measure(curve: curve, iterations: iterations)
-        curves[curve.rawValue] = costs
-        return costs
-    }
-
-    private func dhCosts(_ group: DHGroup.StandardGroup) throws -> OpenSSLFloor.DHCosts {
-        if let known = dhGroups[group.rawValue] { return known }
-        let costs = try OpenSSLFloor.measure(dhGroup: group, iterations: iterations)
-        dhGroups[group.rawValue] = costs
-        return costs
-    }
-
-    /// Decode and check the chip key, ephemeral key pair, shared secret (µs, median).
-    private func chipAuthenticationCost(_ spki: [UInt8]) throws -> Double {
-        if let known = chipAuthentication[spki] { return known }
-        let cost = try medianCPUSync(iterations: iterations) {
+    /// One sample of the public-key work, in milliseconds: each PACE operation once (its setup not
+    /// timed), CA (decode and check the DG14 key, ephemeral key, derivation) once, AA (decode the
+    /// DG15 key, hash, ECDSA verification) once.
+    func sample() throws -> Double {
+        var microseconds = 0.0
+        switch mapping {
+        case .ec(let curve, let formula)?:
+            microseconds += try OpenSSLFloor.measure(curve: curve, iterations: 1)[keyPath: formula]
+        case .dh(let group)?:
+            microseconds += try OpenSSLFloor.measure(dhGroup: group, iterations: 1).paceGenericMapping
+        case nil:
+            break
+        }
+        if let spki = chipAuthenticationKey {
+            let start = processCPUMicroseconds()
             guard OpenSSLFloor.chipAuthentication(subjectPublicKeyInfo: spki) else { throw BenchError.check("CA floor failed") }
-        } * 1000
-        chipAuthentication[spki] = cost
-        return cost
-    }
-
-    /// ECDSA P-256 SHA-256 verification of an 8-byte challenge's signature, as the DG15 key of
-    /// ``AccessVariants`` needs (µs, median).
-    private func activeAuthenticationCost() throws -> Double {
-        if let known = activeAuthentication { return known }
-        let key = try PrivateKey.generateEC(standardizedDomainParameterID: 12)
-        let publicKey = try ActiveAuthenticationPublicKey(subjectPublicKeyInfo: key.subjectPublicKeyInfo())
-        let challenge: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
-        let plain = try key.ecdsaSign(digest: DigestAlgorithm.sha256.hash(challenge), plain: true)
-        let half = plain.count / 2
-        let der = ECDSASignatureEncoding.der(r: Array(plain[..<half]), s: Array(plain[half...]))
-        let cost = try medianCPUSync(iterations: iterations) {
-            guard OpenSSLFloor.ecdsaVerify(key: publicKey, message: challenge, derSignature: der, digest: .sha256) else {
+            microseconds += processCPUMicroseconds() - start
+        }
+        if let aa = activeAuthentication {
+            let start = processCPUMicroseconds()
+            guard OpenSSLFloor.ecdsaActiveAuthentication(subjectPublicKeyInfo: aa.spki, message: aa.challenge,
+                                                         derSignature: aa.signature, digest: .sha256) else {
                 throw BenchError.check("AA floor failed")
             }
-        } * 1000
-        activeAuthentication = cost
-        return cost
+            microseconds += processCPUMicroseconds() - start
+        }
+        return microseconds / 1000
     }
 }

@@ -8,20 +8,6 @@ func processCPUMilliseconds() -> Double {
 }
 
 /// Runs `body` `iterations` times after `warmup` runs and returns the median CPU milliseconds per run.
-func medianCPU(iterations: Int, warmup: Int = 2, _ body: () async throws -> Void) async rethrows -> Double {
-    for _ in 0..<warmup { try await body() }
-    var samples: [Double] = []
-    samples.reserveCapacity(iterations)
-    for _ in 0..<iterations {
-        let start = processCPUMilliseconds()
-        try await body()
-        samples.append(processCPUMilliseconds() - start)
-    }
-    samples.sort()
-    return samples[samples.count / 2]
-}
-
-/// Synchronous variant for the OpenSSL floor measurements.
 func medianCPUSync(iterations: Int, warmup: Int = 2, _ body: () throws -> Void) rethrows -> Double {
     for _ in 0..<warmup { try body() }
     var samples: [Double] = []
@@ -33,6 +19,11 @@ func medianCPUSync(iterations: Int, warmup: Int = 2, _ body: () throws -> Void) 
     }
     samples.sort()
     return samples[samples.count / 2]
+}
+
+/// The median of `values` (not empty).
+func median(_ values: [Double]) -> Double {
+    values.sorted()[values.count / 2]
 }
 
 func rounded(_ value: Double, _ places: Int = 3) -> Double {

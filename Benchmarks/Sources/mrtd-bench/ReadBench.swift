@@ -38,18 +38,33 @@ enum ReadBench {
             })
         }
 
-        // Each variant's replays and then its floor, back to back, so machine load affects both alike.
+        // Replay samples and floor samples alternate, so machine load affects both alike.
         var cpu: [String: Double] = [:]
         var floor: [String: Double] = [:]
         var floorParts: [String: [String: Double]] = [:]
-        try await Section.timedAsync("cpuMsPerRead (replays) and cryptoFloorMs (OpenSSL)") {
-            let asymmetric = AsymmetricFloor(iterations: iterations)
+        try await Section.timedAsync("cpuMsPerRead (replays) and cryptoFloorMs (OpenSSL), interleaved") {
             for (name, read) in recorded.sorted(by: { $0.key < $1.key }) {
-                cpu[name] = try await medianCPU(iterations: iterations) { try await read.replay() }
-                let symmetric = try medianCPUSync(iterations: iterations, try CryptoFloor.symmetric(read))
-                let publicKey = try asymmetric.milliseconds(for: read)
-                floor[name] = symmetric + publicKey
-                floorParts[name] = ["symmetric": rounded(symmetric), "publicKey": rounded(publicKey)]
+                let asymmetric = try AsymmetricFloor(read)
+                let symmetric = try CryptoFloor.symmetric(read)
+                for _ in 0..<2 {  // warm-up
+                    try await read.replay()
+                    try symmetric()
+                    _ = try asymmetric.sample()
+                }
+                var replays: [Double] = [], symmetricSamples: [Double] = [], publicKeySamples: [Double] = []
+                for _ in 0..<iterations {
+                    var start = processCPUMilliseconds()
+                    try await read.replay()
+                    replays.append(processCPUMilliseconds() - start)
+                    start = processCPUMilliseconds()
+                    try symmetric()
+                    symmetricSamples.append(processCPUMilliseconds() - start)
+                    publicKeySamples.append(try asymmetric.sample())
+                }
+                let totals = zip(symmetricSamples, publicKeySamples).map { $0 + $1 }
+                cpu[name] = median(replays)
+                floor[name] = median(totals)
+                floorParts[name] = ["symmetric": rounded(median(symmetricSamples)), "publicKey": rounded(median(publicKeySamples))]
             }
         }
         report["cpuMsPerRead"] = cpu.mapValues { rounded($0) }

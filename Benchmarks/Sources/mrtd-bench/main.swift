@@ -11,7 +11,7 @@ let arguments = CommandLine.arguments.dropFirst()
 func flag(_ name: String) -> String? {
     arguments.first(where: { $0.hasPrefix("--\(name)=") }).map { String($0.dropFirst(name.count + 3)) }
 }
-let iterations = flag("iterations").flatMap { Int($0) } ?? 50
+let iterations = max(1, flag("iterations").flatMap { Int($0) } ?? 50)
 let started = ContinuousClock.now
 if let name = flag("replay") {
     try await ReadBench.replayOnly(name, iterations: iterations)
