@@ -20,8 +20,12 @@ if let name = flag("replay") {
 
 var report: [String: Any] = [:]
 var notes: [String: String] = [:]
+let cpuModel = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    .split(separator: "\n").first(where: { $0.hasPrefix("model name") })?
+    .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
 report["machine"] = ["cores": ProcessInfo.processInfo.activeProcessorCount,
-                     "os": ProcessInfo.processInfo.operatingSystemVersionString]
+                     "os": ProcessInfo.processInfo.operatingSystemVersionString,
+                     "cpu": cpuModel ?? "unknown"]
 report["iterations"] = iterations
 
 // Reads: transport, link model, terminal CPU and its crypto floor (ReadBench, AccessVariants).
