@@ -6,7 +6,7 @@ import Testing
 
 @testable import MRTDProtocol
 
-/// CPU time (process CPU clock) of the terminal side of PACE (brainpoolP256r1 GM / IM / CAM and NIST P-521 GM) next to
+/// CPU time (process CPU clock) of the terminal side of PACE (brainpoolP256r1 GM / IM / CAM, NIST P-521 GM, DH 2048 GM) next to
 /// the raw OpenSSL operations it needs, measured in the same run. Prints; asserts only that the
 /// replays are faithful. Run alone for stable numbers: `swift test --filter PACEBenchmarkTests`.
 @Suite("PACE benchmark (prints)", .serialized)
@@ -55,6 +55,17 @@ struct PACEBenchmarkTests {
                          costs.keyGeneration, costs.scalarMultiplication, costs.doubleMultiplication))
             #expect(cost > 0)
         }
+    }
+
+    @Test func dhGenericMappingNextToTheOpenSSLFloor() async throws {
+        let gm = PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!
+        let costs = try OpenSSLFloor.measure(dhGroup: .rfc5114_2048_256, iterations: Self.iterations / 5)
+        let cost = try await terminalCost(PACEInfo(protocol: gm, parameterID: 2))
+        print(String(format: "PACE DH 2048/256 GM terminal: %5.0f µs/run | floor %5.0f µs = %.2fx | OpenSSL x^e %4.0f µs, y^q %4.0f µs",
+                     cost, costs.paceGenericMapping, cost / costs.paceGenericMapping, costs.exponentiation, costs.subgroupCheck))
+        #expect(costs.exponentiation > 0 && costs.subgroupCheck > 0)
+        #expect(costs.paceGenericMapping == 5 * costs.exponentiation + 2 * costs.subgroupCheck)
+        #expect(cost > 0)
     }
 
     /// The PACE-CAM verification against EF.CardSecurity (one k·P plus parsing), µs per check.
