@@ -20,18 +20,7 @@ public struct PublicKey: Sendable {
 
     /// Decodes a DER SubjectPublicKeyInfo; trailing bytes are rejected.
     public init(subjectPublicKeyInfo der: [UInt8]) throws(CryptoError) {
-        guard !der.isEmpty else { throw .invalidInput("empty SubjectPublicKeyInfo") }
-        var consumed = 0
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            let key = d2i_PUBKEY(nil, &cursor, buffer.count)
-            if let cursor, let base = buffer.baseAddress { consumed = cursor - base }
-            return key
-        }
-        guard let parsed else { throw .openSSLQueue("d2i_PUBKEY") }
-        let handle = EVPKeyHandle(taking: parsed)
-        guard consumed == der.count else { throw .invalidInput("bytes after the SubjectPublicKeyInfo") }
-        try self.init(handle: handle)
+        try self.init(handle: EVPKeyHandle.parsePublicKey(der))
     }
 
     init(handle: EVPKeyHandle) throws(CryptoError) {

@@ -22,23 +22,3 @@ extension ChipAuthenticationProtocol {
         }
     }
 }
-
-/// DER content bytes of an OBJECT IDENTIFIER (X.690 §8.19) from its dotted form.
-enum ObjectIdentifierContent {
-    static func encode(_ dotted: String) -> [UInt8]? {
-        let parts = dotted.split(separator: ".")
-        let arcs = parts.compactMap { UInt64($0) }
-        guard arcs.count >= 2, arcs.count == parts.count, arcs[0] <= 2 else { return nil }
-        var out: [UInt8] = []
-        for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {
-            var chunk: [UInt8] = [UInt8(arc & 0x7F)]
-            var rest = arc >> 7
-            while rest > 0 {
-                chunk.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
-                rest >>= 7
-            }
-            out += chunk
-        }
-        return out
-    }
-}

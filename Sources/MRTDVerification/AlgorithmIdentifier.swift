@@ -99,19 +99,7 @@ struct AlgorithmIdentifier: Sendable, Hashable {
 
     /// The content octets of a dotted OID (X.690 §8.19), for the lookup tables.
     static func encodedOID(_ dotted: String) -> [UInt8] {
-        let arcs = dotted.split(separator: ".").compactMap { UInt($0) }
-        guard arcs.count >= 2 else { return [] }
-        var out: [UInt8] = []
-        for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {
-            var chunk: [UInt8] = [UInt8(arc & 0x7F)]
-            var rest = arc >> 7
-            while rest > 0 {
-                chunk.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
-                rest >>= 7
-            }
-            out += chunk
-        }
-        return out
+        ObjectIdentifierContent.encode(dotted) ?? []
     }
 
     /// RFC 4055 §3.1:

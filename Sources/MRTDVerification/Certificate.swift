@@ -162,16 +162,3 @@ public struct Certificate: Sendable, Hashable {
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.derBytes == rhs.derBytes }
     public func hash(into hasher: inout Hasher) { derBytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
 }
-
-extension UInt8 {
-    /// The bits in reverse order (BIT STRING bit 0 is the most significant bit of the first byte).
-    var bitReversed: UInt8 {
-        var v = self
-        var r: UInt8 = 0
-        for _ in 0..<8 {
-            r = r << 1 | (v & 1)
-            v >>= 1
-        }
-        return r
-    }
-}

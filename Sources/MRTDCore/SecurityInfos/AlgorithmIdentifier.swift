@@ -89,12 +89,6 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
     }
 }
 
-private func smallIntegerNode(_ node: ASN1Node, _ what: String) throws -> Int {
-    let value = try Int(berEncoded: node)
-    guard value >= 0 else { throw ASN1Error.invalidASN1Object(reason: "\(what) is negative") }
-    return value
-}
-
 /// Domain parameters for DH or ECDH (BSI TR-03110-3 §A.2.1): a standardized ID, a named curve, or
 /// explicit parameters.
 public enum DomainParameters: Sendable, Hashable {

@@ -35,6 +35,11 @@ func smallInteger(_ nodes: inout ASN1NodeCollection.Iterator, _ what: String) th
 /// An optional trailing INTEGER.
 func optionalSmallInteger(_ nodes: inout ASN1NodeCollection.Iterator, _ what: String) throws -> Int? {
     guard let node = nodes.next() else { return nil }
+    return try smallIntegerNode(node, what)
+}
+
+/// A non-negative INTEGER node.
+func smallIntegerNode(_ node: ASN1Node, _ what: String) throws -> Int {
     let value = try Int(berEncoded: node)
     guard value >= 0 else { throw ASN1Error.invalidASN1Object(reason: "\(what) is negative") }
     return value

@@ -65,8 +65,8 @@ public struct TestCertificate: Sendable {
         }
         if let keyUsage {
             // BIT STRING: bit 0 is the most significant bit of the first octet.
-            let first = UInt8(keyUsage & 0xFF).bitReversedForFixture
-            let second = UInt8(keyUsage >> 8).bitReversedForFixture
+            let first = UInt8(keyUsage & 0xFF).bitReversed
+            let second = UInt8(keyUsage >> 8).bitReversed
             let bits: [UInt8] = second == 0 ? [first] : [first, second]
             extensions.append(D.sequence(D.oid("2.5.29.15"), D.boolean(true), D.octetString(D.bitString(bits))))
         }
@@ -113,17 +113,5 @@ public struct TestCRL: Sendable {
         }
         let tbsBytes = D.sequence(tbs)
         return D.sequence(tbsBytes, algorithm, D.bitString(try key.sign(message: tbsBytes, scheme: scheme)))
-    }
-}
-
-extension UInt8 {
-    var bitReversedForFixture: UInt8 {
-        var v = self
-        var r: UInt8 = 0
-        for _ in 0..<8 {
-            r = r << 1 | (v & 1)
-            v >>= 1
-        }
-        return r
     }
 }
