@@ -30,6 +30,7 @@ enum ReadBench {
         report["wireBytesPerRead"] = recorded.mapValues { $0.wireBytes }
         report["smOverheadRatio"] = recorded.mapValues { rounded(Double($0.wireBytes) / Double($0.result.transport.fileBytes), 4) }
         report["dg2Bytes"] = recorded.values.first?.files[.dg(2)]?.count
+        report["apduBreakdown"] = recorded.mapValues { APDUBreakdown($0.exchanges).json }
 
         let model = LinkModel()
         report["linkModelSeconds"] = recorded.mapValues { read in
