@@ -127,12 +127,12 @@ import Testing
     @Test func pcscdDeadForTheWholeRecoveryEndsTheJobWithASpecificError() async throws {
         try await Self.withPCSCDaemon { pcscd, daemon in
             let held = try Self.card()
-            try await held.insert(holdAt: 10)
+            try await held.insert(holdAt: 5)
             try await Self.waitForReader(daemon, cardPresent: true)
             let job = try await daemon.client.createRead(.init(access: Specimens.access, timeoutSeconds: 6))
             let deadline = ContinuousClock.now + .seconds(15)
             while !held.isHolding {
-                guard ContinuousClock.now < deadline else { throw TestFailure("the read never reached exchange 10") }
+                guard ContinuousClock.now < deadline else { throw TestFailure("the read never reached exchange 5") }
                 try await Task.sleep(for: .milliseconds(2))
             }
             await pcscd.kill()

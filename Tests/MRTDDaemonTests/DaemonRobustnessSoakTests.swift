@@ -11,23 +11,22 @@ import Testing
     /// Allowed drift of open file descriptors (a pooled NIO thread's eventfd and the like).
     static let fdSlack = 4
 
-    /// Resident set size of this process (`VmRSS`, /proc/self/status), in bytes.
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    /// Resident set size (`VmRSS`, /proc/PID/status) of this process or of `pid`, in bytes.
+    static func residentBytes(of pid: Int32? = nil) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid.map(String.init) ?? "self")/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kB = line.split(separator: " ").compactMap({ Int($0) }).first
         else { return 0 }
         return kB * 1024
     }
 
-    /// Open file descriptors of this process.
-    static func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    /// Open file descriptors of this process or of `pid`.
+    static func openDescriptors(of pid: Int32? = nil) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid.map(String.init) ?? "self")/fd").count) ?? -1
     }
 
-    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
-
-    @Test func thousandsOfReadsInARowLeaveDescriptorsAndMemoryWhereTheyWere() async throws {
+    /// How many reads: `MRTDD_SOAK_READS`, else the CI size (said loudly).
+    static func readCount() -> Int {
         let requested = ProcessInfo.processInfo.environment["MRTDD_SOAK_READS"].flatMap(Int.init)
         let reads = max(100, requested ?? Self.defaultReads)
         if requested == nil {
@@ -38,6 +37,13 @@ import Testing
                 ***************************************************************************
                 """)
         }
+        return reads
+    }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+
+    @Test func thousandsOfReadsInARowLeaveDescriptorsAndMemoryWhereTheyWere() async throws {
+        let reads = Self.readCount()
         // Warm-up: caches, pooled threads, the allocator's arenas, and the retained results up to
         // their cap. Growth is measured from there.
         let warmUp = min(1000, reads / 10)
@@ -89,5 +95,58 @@ import Testing
         try await daemon.stop()
         let afterStop = Self.openDescriptors()
         #expect(afterStop <= fdBefore + Self.fdSlack, "descriptors left after the daemon stopped: \(fdBefore) → \(afterStop)")
+    }
+
+    /// The same against mrtdd as its own process (`--simulate`), measuring the daemon's own
+    /// descriptors and RSS (/proc/PID): what an operator's monitoring would see.
+    @Test func thousandsOfReadsAgainstTheDaemonProcessLeaveItsDescriptorsAndMemoryWhereTheyWere() async throws {
+        let reads = Self.readCount()
+        let warmUp = min(1000, reads / 10)
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let config = directory.appendingPathComponent("mrtdd.conf")
+        try "log-level = notice\nsocket-group = \nmax-results = 100\n".write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try DaemonProcessTests.executable("mrtdd"))
+        process.arguments = ["--config", config.path, "--simulate", "--socket", socket]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let pid = process.processIdentifier
+        let client = DaemonClient(socketPath: socket)
+        try await DaemonProcessTests.waitForSocket(socket, client: client)
+        let clock = ContinuousClock()
+        var baseline: (rss: Int, fds: Int) = (0, 0)
+        var failures: [String: Int] = [:]
+        let start = clock.now
+        for n in 0..<reads {
+            if n == warmUp { baseline = (Self.residentBytes(of: pid), Self.openDescriptors(of: pid)) }
+            let view = try await client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
+            if view.state != .done || view.result?.status != .valid {
+                failures["\(view.state) \(view.error?.error ?? view.result?.status.rawValue ?? "-")", default: 0] += 1
+            }
+            if n % 10 == 0, view.state == .done { _ = try await client.face(view.id) }
+            if n % 2 == 0 { _ = try await client.cancel(view.id) }
+        }
+        let elapsed = clock.now - start
+        // The daemon closes each connection when it sees the client's close: give it a moment.
+        var end = (rss: Self.residentBytes(of: pid), fds: Self.openDescriptors(of: pid))
+        for _ in 0..<50 where end.fds > baseline.fds + Self.fdSlack {
+            try await Task.sleep(for: .milliseconds(20))
+            end = (Self.residentBytes(of: pid), Self.openDescriptors(of: pid))
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(baseline.fds > 0 && baseline.rss > 0, "cannot read /proc/\(pid)")
+        #expect(end.fds <= baseline.fds + Self.fdSlack, "mrtdd's open descriptors grew from \(baseline.fds) to \(end.fds)")
+        let growth = end.rss - baseline.rss
+        #expect(growth < Self.rssBound, "mrtdd's RSS grew \(Self.megabytes(growth)) after warm-up (bound \(Self.megabytes(Self.rssBound)))")
+        print("""
+            FIGURES soak against the mrtdd process: \(reads) reads in \(elapsed); mrtdd fds \(baseline.fds) after \(warmUp) warm-up \
+            reads, \(end.fds) at the end; mrtdd RSS \(Self.megabytes(baseline.rss)) after warm-up, \(Self.megabytes(end.rss)) at the end \
+            (growth \(Self.megabytes(growth)), bound \(Self.megabytes(Self.rssBound)))
+            """)
+        process.terminate()
+        #expect(try await DaemonProcessTests.waitForExit(process) == 0)
     }
 }
