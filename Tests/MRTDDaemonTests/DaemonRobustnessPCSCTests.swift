@@ -122,6 +122,66 @@ import Testing
         }
     }
 
+    /// The card pulled through vpcd at a sample of exchanges of a daemon read, and presented again
+    /// 2 s later (after pcscd has seen it gone): each job ends `valid` with the same face after a
+    /// link recovery, and leaves no job or busy reader behind. Presented again after only 200 ms,
+    /// pcscd may never see the card gone (vpcd's presence is polled): the old handle reaches the
+    /// fresh chip, which the read meets as a length or secure-messaging fault; it must still end
+    /// `valid` with the same face.
+    @Test func aCardPulledThroughVpcdAtSampledExchangesAndPresentedAgainEndsValid() async throws {
+        try await Self.withPCSCDaemon { _, daemon in
+            let first = try Self.card()
+            try await first.insert()
+            try await Self.waitForReader(daemon, cardPresent: true)
+            let clean = try await daemon.client.createRead(.init(access: Specimens.access), wait: true)
+            #expect(clean.result?.status == .valid)
+            let face = try await daemon.client.face(clean.id).bytes
+            let apdus = try #require(clean.result?.transport.apdus)
+            await first.remove()
+            try await Self.waitForReader(daemon, cardPresent: false)
+            var slowest = Duration.zero
+            var fastSwaps: [String] = []
+            let cases = Set([0, 2, apdus / 2, apdus - 1]).sorted().map { ($0, Duration.seconds(2)) }
+                + [(0, Duration.milliseconds(200)), (apdus - 1, Duration.milliseconds(200))]
+            for (index, delay) in cases {
+                let pulled = try Self.card()
+                try await pulled.insert(removeAfter: index)
+                try await Self.waitForReader(daemon, cardPresent: true)
+                let again = try Self.card()
+                let presenter = Task {
+                    await pulled.waitUntilRemoved()
+                    try await Task.sleep(for: delay)
+                    try await again.insert()
+                }
+                let start = ContinuousClock.now
+                let job = try await daemon.client.createRead(.init(access: Specimens.access))
+                let view = try await daemon.waitFinished(job.id, timeout: .seconds(30))
+                slowest = max(slowest, ContinuousClock.now - start)
+                try await presenter.value
+                #expect(pulled.apdusServed == index, "the card was pulled at exchange \(index)")
+                #expect(view.state == .done && view.result?.status == .valid, "exchange \(index): \(String(describing: view.error))")
+                if view.state == .done {
+                    #expect(try await daemon.client.face(view.id).bytes == face, "exchange \(index): face differs")
+                }
+                let kinds = view.result?.transport.recoveries.map(\.kind) ?? []
+                #expect(!kinds.isEmpty, "exchange \(index): no recovery reported")
+                if delay >= .seconds(1) {
+                    // pcscd reports a card pulled mid-command as removed or, at times, as SCARD_F_COMM_ERROR.
+                    #expect(kinds.first.map { ["cardRemoved", "readerServiceFailure", "readerUnavailable"].contains($0) } == true,
+                            "exchange \(index): \(kinds)")
+                } else {
+                    fastSwaps.append("\(index): \(kinds)")
+                }
+                let stats = await daemon.daemon.scheduler.stats()
+                #expect(stats.activeJobs == 0 && stats.busyReaders == 0, "exchange \(index): \(stats)")
+                await again.remove()
+                try await Self.waitForReader(daemon, cardPresent: false)
+            }
+            print("FIGURES daemon over pcscd+vpcd, card pulled at sampled exchanges of \(apdus), presented again after 2 s "
+                + "or 200 ms: slowest read \(slowest); recoveries of the 200 ms swaps \(fastSwaps)")
+        }
+    }
+
     /// pcscd killed mid-read and only restarted after the job gave up: a specific error, in bounded
     /// time, and the next read after pcscd is back succeeds.
     @Test func pcscdDeadForTheWholeRecoveryEndsTheJobWithASpecificError() async throws {

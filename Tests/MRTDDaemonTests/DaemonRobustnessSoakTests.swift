@@ -6,8 +6,11 @@ import Testing
 /// accumulate. 1,000 reads by default (CI); `MRTDD_SOAK_READS=10000` for the full issue-7 run.
 @Suite(.serialized) struct DaemonRobustnessSoakTests {
     static let defaultReads = 1000
-    /// Allowed RSS growth from the end of warm-up to the end of the run.
+    /// Allowed RSS growth from the end of warm-up to the end of the run, in-process (daemon, client
+    /// and test harness together; 13.2 MB measured over 9,000 reads).
     static let rssBound = 24 * 1024 * 1024
+    /// The same for the mrtdd process alone (2.0 MB measured over 9,000 reads).
+    static let processRSSBound = 8 * 1024 * 1024
     /// Allowed drift of open file descriptors (a pooled NIO thread's eventfd and the like).
     static let fdSlack = 4
 
@@ -140,11 +143,11 @@ import Testing
         #expect(baseline.fds > 0 && baseline.rss > 0, "cannot read /proc/\(pid)")
         #expect(end.fds <= baseline.fds + Self.fdSlack, "mrtdd's open descriptors grew from \(baseline.fds) to \(end.fds)")
         let growth = end.rss - baseline.rss
-        #expect(growth < Self.rssBound, "mrtdd's RSS grew \(Self.megabytes(growth)) after warm-up (bound \(Self.megabytes(Self.rssBound)))")
+        #expect(growth < Self.processRSSBound, "mrtdd's RSS grew \(Self.megabytes(growth)) after warm-up (bound \(Self.megabytes(Self.processRSSBound)))")
         print("""
             FIGURES soak against the mrtdd process: \(reads) reads in \(elapsed); mrtdd fds \(baseline.fds) after \(warmUp) warm-up \
             reads, \(end.fds) at the end; mrtdd RSS \(Self.megabytes(baseline.rss)) after warm-up, \(Self.megabytes(end.rss)) at the end \
-            (growth \(Self.megabytes(growth)), bound \(Self.megabytes(Self.rssBound)))
+            (growth \(Self.megabytes(growth)), bound \(Self.megabytes(Self.processRSSBound)))
             """)
         process.terminate()
         #expect(try await DaemonProcessTests.waitForExit(process) == 0)
