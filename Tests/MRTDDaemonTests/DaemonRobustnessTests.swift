@@ -41,7 +41,7 @@ import Testing
 
     // MARK: SIGTERM mid-read
 
-    /// mrtdd as systemd runs it, SIGTERM while a read is in flight (every APDU 40 ms) and a second
+    /// mrtdd as systemd runs it, SIGTERM while a read is in flight (every APDU 150 ms) and a second
     /// job waits: the process exits 0 in bounded time, removes its socket, answers the client that
     /// waited on the read (`cancelled`, no result) instead of leaving it hanging, logs no personal data.
     @Test func sigtermMidReadStopsTheProcessCleanlyAndAnswersTheWaitingClient() async throws {
@@ -54,7 +54,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Process_.executable("mrtdd"))
-        process.arguments = ["--config", config.path, "--simulate", "--sim-latency-ms", "40", "--socket", socket]
+        process.arguments = ["--config", config.path, "--simulate", "--sim-latency-ms", "150", "--socket", socket]
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         defer { if process.isRunning { process.interrupt() } }
@@ -111,7 +111,7 @@ import Testing
     @Test func shutdownMidReadCancelsEveryJobWipesTheirKeysAndStopsTheChipSession() async throws {
         let engine = RecordingEngine()
         let daemon = try await TestDaemon.start(engine: engine)
-        daemon.backend.setLatency(.milliseconds(20), reader: "R1")
+        daemon.backend.setLatency(.milliseconds(60), reader: "R1")
         daemon.backend.insert(try Specimens.passport(), into: "R1")
         let running = try await daemon.client.createRead(.init(access: Specimens.access))
         let queued = try await daemon.client.createRead(.init(access: Specimens.access))
