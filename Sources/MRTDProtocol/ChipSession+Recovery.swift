@@ -73,6 +73,8 @@ extension ChipSession {
         var fault = fault
         var lastError = error
         while true {
+            // A cancelled read (job cancelled, timed out, daemon stopping) starts no new attempt.
+            if Task.isCancelled { throw ProtocolError.cancelled }
             if fault == .secureMessaging {
                 do {
                     try await reauthenticate(afterReconnect: false)
@@ -112,7 +114,9 @@ extension ChipSession {
         guard let connect else { throw ProtocolError.transport(.cardRemoved) }
         let remaining = options.recovery.deadline - (clock.now - started)
         guard remaining > .zero else { throw ProtocolError.transport(.timeout) }
-        // `connect` is cancelled when the deadline passes (it must honour cancellation).
+        // `connect` is cancelled when the deadline passes, and when the read itself is cancelled
+        // (it must honour cancellation): the attempt is an unstructured task, which does not
+        // inherit the read's cancellation by itself.
         let attempt = Task { try await connect() }
         let timer = Task {
             try? await Task.sleep(for: remaining)
@@ -120,7 +124,11 @@ extension ChipSession {
         }
         defer { timer.cancel() }
         do {
-            return try await attempt.value
+            return try await withTaskCancellationHandler {
+                try await attempt.value
+            } onCancel: {
+                attempt.cancel()
+            }
         } catch let error as ProtocolError {
             throw error
         } catch let error as TransportError {

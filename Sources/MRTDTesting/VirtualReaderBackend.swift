@@ -23,6 +23,17 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
         var card: Card?
         /// Delay added to every exchange (a slow chip or a slow reader).
         var latency: Duration
+        /// Exchanges that reached the card (or found it gone) since the reader was added.
+        var exchanges = 0
+        var pull: ScheduledPull?
+    }
+
+    /// A card to be pulled when a given exchange arrives (`pullCard(from:atExchange:reinsert:after:)`).
+    private struct ScheduledPull {
+        /// Exchanges still to be answered before the one that pulls the card.
+        var remaining: Int
+        var reinsert: VirtualChipConfiguration?
+        var delay: Duration
     }
 
     private struct State {
@@ -86,7 +97,8 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
         publish(events, subscribers)
     }
 
-    /// Puts a card on `reader`, replacing any card there. Returns `false` when there is no such reader.
+    /// Puts a card on `reader`, replacing any card there (a pull scheduled for the card replaced is
+    /// dropped). Returns `false` when there is no such reader.
     @discardableResult
     public func insert(
         _ configuration: VirtualChipConfiguration, into reader: String, atr: [UInt8] = VirtualReaderBackend.defaultATR
@@ -97,6 +109,7 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
             if entry.card != nil { events.append(.cardRemoved(reader: reader)) }
             state.generation += 1
             entry.card = Card(configuration: configuration, atr: atr, generation: state.generation)
+            entry.pull = nil
             state.readers[reader] = entry
             events.append(.cardInserted(reader: reader, atr: atr))
             return (events, Array(state.subscribers.values))
@@ -115,6 +128,24 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
             return Array(state.subscribers.values)
         }
         publish([.cardRemoved(reader: reader)], subscribers)
+    }
+
+    /// Pulls the card off `reader` when the exchange `index` exchanges from now arrives (zero-based,
+    /// counted over every connection to the reader), before the chip answers it: that exchange
+    /// fails with `TransportError.cardRemoved` and `cardRemoved` is published, as when a card
+    /// leaves the field mid-command. With `reinsert`, that document is presented again `delay`
+    /// later (a new insertion: a fresh chip, nothing selected, no session).
+    public func pullCard(
+        from reader: String, atExchange index: Int, reinsert: VirtualChipConfiguration? = nil, after delay: Duration = .zero
+    ) {
+        withState { state in
+            state.readers[reader]?.pull = ScheduledPull(remaining: max(0, index), reinsert: reinsert, delay: delay)
+        }
+    }
+
+    /// Exchanges attempted on `reader` since it was added (failed ones included).
+    public func exchanges(reader: String) -> Int {
+        withState { $0.readers[reader]?.exchanges ?? 0 }
     }
 
     /// Sets the delay added to every exchange on `reader`.
@@ -175,12 +206,40 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
             chip: VirtualChip(configuration: configuration))
     }
 
-    /// Whether the card of generation `generation` is still on `reader`, and the reader's latency.
-    fileprivate func cardState(reader: String, generation: Int) -> (present: Bool, latency: Duration) {
-        withState { state in
-            guard let entry = state.readers[reader] else { return (false, .zero) }
-            return (entry.card?.generation == generation, entry.latency)
+    /// The delay added to every exchange on `reader`.
+    fileprivate func latency(reader: String) -> Duration {
+        withState { $0.readers[reader]?.latency ?? .zero }
+    }
+
+    /// Counts one exchange arriving at the card of generation `generation` on `reader`, pulling the
+    /// card when a scheduled pull is due. Whether that card is (still) there to answer it.
+    fileprivate func exchange(reader: String, generation: Int) -> Bool {
+        let (present, pulled, subscribers): (Bool, ScheduledPull?, [AsyncStream<ReaderEvent>.Continuation]) = withState { state in
+            guard var entry = state.readers[reader] else { return (false, nil, []) }
+            entry.exchanges += 1
+            defer { state.readers[reader] = entry }
+            guard entry.card?.generation == generation else { return (false, nil, []) }
+            guard var pull = entry.pull else { return (true, nil, []) }
+            if pull.remaining > 0 {
+                pull.remaining -= 1
+                entry.pull = pull
+                return (true, nil, [])
+            }
+            entry.pull = nil
+            entry.card = nil
+            return (false, pull, Array(state.subscribers.values))
         }
+        if let pulled {
+            publish([.cardRemoved(reader: reader)], subscribers)
+            if let document = pulled.reinsert {
+                let delay = pulled.delay
+                Task.detached { [weak self] in
+                    if delay > .zero { try? await Task.sleep(for: delay) }
+                    self?.insert(document, into: reader)
+                }
+            }
+        }
+        return present
     }
 
     public func shutdown() async {
@@ -216,16 +275,15 @@ final class VirtualCardConnection: CardConnection, @unchecked Sendable {
     func transmit(_ command: [UInt8]) async throws -> [UInt8] {
         let isClosed = lock.withLock { closed }
         if isClosed { throw TransportError.readerUnavailable("connection closed") }
-        var card = backend.cardState(reader: reader.name, generation: generation)
-        if card.latency > .zero {
+        let latency = backend.latency(reader: reader.name)
+        if latency > .zero {
             do {
-                try await Task.sleep(for: card.latency)
+                try await Task.sleep(for: latency)
             } catch {
                 throw TransportError.readerUnavailable("exchange cancelled")
             }
-            card = backend.cardState(reader: reader.name, generation: generation)
         }
-        guard card.present else { throw TransportError.cardRemoved }
+        guard backend.exchange(reader: reader.name, generation: generation) else { throw TransportError.cardRemoved }
         if lock.withLock({ closed }) { throw TransportError.readerUnavailable("connection closed") }
         return try await chip.transmit(command)
     }

@@ -32,20 +32,33 @@ enum Specimens {
         mrzKey: .init(documentNumber: "L898902C3", dateOfBirth: "740813", dateOfExpiry: "120415"))
 }
 
-/// A daemon running in-process on a temporary socket, with a virtual reader backend.
+/// A daemon running in-process on a temporary socket, with a virtual reader backend (or the
+/// backends a test passes, e.g. PC/SC against a private pcscd).
 struct TestDaemon {
-    let backend: VirtualReaderBackend
+    let backends: [any ReaderBackend]
     let daemon: Daemon
     let client: DaemonClient
     let logs: LogCapture
     let socketPath: String
     let task: Task<Void, any Error>
 
+    /// The virtual backend of a daemon started with `start(readers:)`.
+    var backend: VirtualReaderBackend {
+        guard let virtual = backends.first as? VirtualReaderBackend else { fatalError("this test daemon has no virtual backend") }
+        return virtual
+    }
+
     static func start(
-        readers: [String] = ["R1"], logLevel: Logger.Level = .debug,
+        readers: [String] = ["R1"], logLevel: Logger.Level = .debug, engine: (any ReadEngine)? = nil,
         configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) async throws -> TestDaemon {
-        let backend = VirtualReaderBackend(readers: readers)
+        try await start(backends: [VirtualReaderBackend(readers: readers)], logLevel: logLevel, engine: engine, configure: configure)
+    }
+
+    static func start(
+        backends: [any ReaderBackend], logLevel: Logger.Level = .debug, engine: (any ReadEngine)? = nil,
+        configure: (inout DaemonConfiguration) -> Void = { _ in }
+    ) async throws -> TestDaemon {
         var configuration = DaemonConfiguration()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-test-\(UUID().uuidString.prefix(8))")
         configuration.socketPath = directory.appendingPathComponent("api.sock").path
@@ -57,13 +70,13 @@ struct TestDaemon {
             JournalLogHandler(label: label, level: logLevel) { logs.append($0) }
         }
         let daemon = Daemon(
-            configuration: configuration, address: .unixSocket(path: configuration.socketPath), backends: [backend],
-            engine: StandardReadEngine(store: try testTrustStore(), summary: TrustStoreSummary(paths: ["test"], testOnly: true)),
+            configuration: configuration, address: .unixSocket(path: configuration.socketPath), backends: backends,
+            engine: try engine ?? StandardReadEngine(store: try testTrustStore(), summary: TrustStoreSummary(paths: ["test"], testOnly: true)),
             logger: logger)
         let task = Task { try await daemon.run(signals: []) }
         await daemon.server.waitUntilListening()
         return TestDaemon(
-            backend: backend, daemon: daemon, client: DaemonClient(socketPath: configuration.socketPath), logs: logs,
+            backends: backends, daemon: daemon, client: DaemonClient(socketPath: configuration.socketPath), logs: logs,
             socketPath: configuration.socketPath, task: task)
     }
 

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import Synchronization
 import Testing
 
 /// Faults injected at every exchange of a read (BAC, PACE, with CA and AA): each read ends either
@@ -349,6 +350,41 @@ import Testing
         #expect(read.result.error?.code == "cardRemoved")
         #expect(slot.connects == 1)
         #expect(read.result.transport.recoveries.count < 30)
+    }
+
+    /// Regression (found by the daemon robustness suite): the reconnection attempt ran in an
+    /// unstructured task that ignored the read's cancellation, so a job cancelled, timed out or
+    /// stopped by SIGTERM while waiting for its card went on waiting, attempt after attempt, for up
+    /// to the whole 30 s deadline.
+    @Test func cancellingAReadWaitingForItsCardEndsItAtOnce() async throws {
+        let setup = try Self.bac()
+        let slot = VirtualCardSlot(configuration: setup.configuration, faults: [6: .removal])
+        let attempts = AttemptCounter()
+        let options = try Self.options(setup)
+        let read = Task {
+            await DocumentReader.read(connect: {
+                if attempts.increment() == 1 { return try await slot.connect() }
+                // A reader waiting for the card to be presented again (as the daemon's reconnect does).
+                try await Task.sleep(for: .seconds(20))
+                return try await slot.connect()
+            }, options: options)
+        }
+        while attempts.current < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        read.cancel()
+        let result = await read.value.result
+        let elapsed = clock.now - start
+        #expect(elapsed < .seconds(2), "the cancelled read took \(elapsed) to end")
+        #expect(result.status == .failed)
+        #expect(result.error?.code == "cancelled", "\(String(describing: result.error))")
+        #expect(attempts.current == 2, "no further attempt after the cancellation")
+    }
+
+    final class AttemptCounter: Sendable {
+        private let count = Mutex(0)
+        var current: Int { count.withLock { $0 } }
+        func increment() -> Int { count.withLock { $0 += 1; return $0 } }
     }
 
     @Test func withoutReconnectionALostCardEndsTheReadAsBefore() async throws {
