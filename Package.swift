@@ -68,8 +68,11 @@ let package = Package(
         .target(
             name: "MRTDDaemon",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                // MRTDTesting for `Transcript`: `record-directory` writes the same transcripts as
+                // `mrtdctl read --record` (docs/transcripts.md).
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -13,11 +13,19 @@ let session: [Target.Dependency] = core + [
 ]
 let testing: [Target.Dependency] = session + [.product(name: "MRTDTesting", package: "mrtdd")]
 let verification: [Target.Dependency] = testing + [.product(name: "MRTDVerification", package: "mrtdd")]
+// The daemon's request decoding behind NIO's HTTP/1.1 parser (builds Hummingbird and NIO too).
+let daemon: [Target.Dependency] = [
+    .product(name: "MRTDDaemon", package: "mrtdd"), .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+]
 
 let package = Package(
     name: "mrtdd-fuzz",
     platforms: [.macOS(.v14)],
-    dependencies: [.package(name: "mrtdd", path: "..")],
+    dependencies: [
+        .package(name: "mrtdd", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
     targets: [
         .target(name: "FuzzSupport"),
         fuzzTarget("fuzz_ber_tlv", core),
@@ -36,5 +44,6 @@ let package = Package(
         fuzzTarget("fuzz_pace_ga", testing),
         fuzzTarget("fuzz_trust_store", verification),
         fuzzTarget("fuzz_ca_aa", testing),
+        fuzzTarget("fuzz_ipc_frame", daemon),
     ]
 )

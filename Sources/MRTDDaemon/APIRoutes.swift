@@ -42,8 +42,7 @@ struct APIRoutes: Sendable {
     }
 
     static func id(_ context: DaemonRequestContext) throws(APIError) -> String {
-        guard let id = context.parameters.get("id"), id.count <= 64 else { throw .jobNotFound }
-        return id
+        try APIRequestDecoding.jobID(context.parameters.get("id"))
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) throws -> Response {
@@ -65,13 +64,9 @@ struct APIRoutes: Sendable {
 
     func createRead(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
         // curl -d sends application/x-www-form-urlencoded; the body decides for that default.
-        if let type = request.headers[.contentType]?.lowercased(),
-           !type.hasPrefix("application/json"), !type.hasPrefix("application/x-www-form-urlencoded") {
-            throw APIError.unsupportedMediaType
-        }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxRequestBody {
-            throw APIError.bodyTooLarge
-        }
+        try APIRequestDecoding.checkBodyHeaders(
+            contentType: request.headers[.contentType], contentLength: request.headers[.contentLength],
+            maxBody: configuration.maxRequestBody)
         var body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: configuration.maxRequestBody)
@@ -81,7 +76,7 @@ struct APIRoutes: Sendable {
         var bytes = body.readBytes(length: body.readableBytes) ?? []
         defer { secureWipeBytes(&bytes) }
         let parsed = try Self.decode(bytes)
-        let wait = request.uri.queryParameters.get("wait").map { $0 == "true" || $0 == "1" } ?? false
+        let wait = APIRequestDecoding.waits(request.uri)
         let created = try await scheduler.create(parsed, peer: context.peer)
         if wait {
             let finished = try await scheduler.waitUntilFinished(id: created.id, peer: context.peer)
@@ -124,11 +119,10 @@ struct APIRoutes: Sendable {
     }
 
     func face(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
-        let format = request.uri.queryParameters.get("format")
-        guard format == nil || format == "png" else { throw APIError.invalidFormat }
+        let png = try APIRequestDecoding.wantsPNG(request.uri)
         let face = try await scheduler.face(id: try Self.id(context), peer: context.peer)
         var headers: HTTPFields = [.cacheControl: "no-store"]
-        if format == "png" {
+        if png {
             guard face.mimeType == "image/jp2" || face.mimeType == "image/j2k" else { throw APIError.faceConversionUnsupported }
             let png: [UInt8]
             do {

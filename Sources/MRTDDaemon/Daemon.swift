@@ -21,6 +21,8 @@ public final class Daemon: Sendable {
     public let metrics: DaemonMetrics
     public let scheduler: ReadScheduler
     public let server: APIServer
+    /// Where session transcripts go, when `record-directory` is set.
+    public let transcripts: TranscriptDirectory?
     private let group = Locked<ServiceGroup?>(nil)
     private let stopRequested = Locked(false)
     /// This build's version, reported by `GET /v1/health`.
@@ -39,8 +41,13 @@ public final class Daemon: Sendable {
         self.engine = engine
         self.logger = logger
         events = EventBus(maxSubscribers: configuration.maxEventSubscribers)
-        metrics = DaemonMetrics()
-        scheduler = ReadScheduler(engine: engine, events: events, metrics: metrics, configuration: configuration, logger: logger)
+        let metrics = DaemonMetrics()
+        self.metrics = metrics
+        let transcripts = configuration.recordDirectory.map { TranscriptDirectory(path: $0, metrics: metrics, logger: logger) }
+        self.transcripts = transcripts
+        scheduler = ReadScheduler(
+            engine: engine, events: events, metrics: metrics, configuration: configuration, logger: logger,
+            transcripts: transcripts)
         let scheduler = self.scheduler
         let events = self.events
         let connectionCount = Locked<APIServer?>(nil)
@@ -56,6 +63,7 @@ public final class Daemon: Sendable {
                 // Order matters: no new jobs, running reads cancelled and their keys wiped, then the
                 // event streams end so their connections can close.
                 await scheduler.shutdown()
+                await transcripts?.drain()
                 events.finishAll()
             })
         connectionCount.withValue { $0 = server }
@@ -77,6 +85,9 @@ public final class Daemon: Sendable {
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
         self.group.withValue { $0 = group }
+        if let transcripts {
+            logger.notice("recording every chip session (transcripts hold the access key: personal data)", metadata: ["directory": "\(transcripts.path)"])
+        }
         if stopRequested.current { await group.triggerGracefulShutdown() }
         try await group.run()
         logger.info("stopped")

@@ -38,6 +38,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var idleTimeout: Duration = .seconds(30)
     /// The JPEG 2000 decoder used for `?format=png`, run in a child process with resource limits.
     public var faceDecoder = "/usr/bin/opj_decompress"
+    /// When set, the transcript of every chip session is written into this directory
+    /// (docs/transcripts.md). Off by default: transcripts hold the access key (personal data).
+    public var recordDirectory: String?
 
     public init() {}
 
@@ -101,6 +104,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "max-event-streams": maxEventSubscribers = try Self.count(key, value)
         case "max-request-body": maxRequestBody = try Self.count(key, value)
         case "face-decoder": faceDecoder = try Self.nonEmpty(key, value)
+        case "record-directory":
+            // Empty turns recording off; a relative path would depend on the working directory.
+            guard value.isEmpty || value.hasPrefix("/") else { throw .invalidValue(key, value) }
+            recordDirectory = value.isEmpty ? nil : value
         default: throw .unknownKey(key)
         }
     }

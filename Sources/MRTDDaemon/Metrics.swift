@@ -11,6 +11,8 @@ public final class DaemonMetrics: @unchecked Sendable {
     private var durationSum = 0.0
     private var durationCount = 0
     private var connectionsRefused = 0
+    private var transcriptsWritten = 0
+    private var transcriptsFailed = 0
     static let buckets: [Double] = [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
 
     public init() {}
@@ -33,6 +35,17 @@ public final class DaemonMetrics: @unchecked Sendable {
             requestsByStatus[status, default: 0] += 1
             if let code = errorCode { errorsByCode[code, default: 0] += 1 }
         }
+    }
+
+    func recordTranscript(written: Bool) {
+        lock.withLock {
+            if written { transcriptsWritten += 1 } else { transcriptsFailed += 1 }
+        }
+    }
+
+    /// Transcripts written and failed so far (`record-directory`).
+    var transcripts: (written: Int, failed: Int) {
+        lock.withLock { (transcriptsWritten, transcriptsFailed) }
     }
 
     func recordRefusedConnection() {
@@ -78,6 +91,9 @@ public final class DaemonMetrics: @unchecked Sendable {
             }
             family("mrtdd_connections_refused_total", "counter", "Connections refused with 429 (too many clients).")
             out += "mrtdd_connections_refused_total \(connectionsRefused)\n"
+            family("mrtdd_transcripts_total", "counter", "Session transcripts written to record-directory, by outcome (written, failed).")
+            out += "mrtdd_transcripts_total{outcome=\"written\"} \(transcriptsWritten)\n"
+            out += "mrtdd_transcripts_total{outcome=\"failed\"} \(transcriptsFailed)\n"
             family("mrtdd_readers", "gauge", "Readers attached.")
             out += "mrtdd_readers \(gauges.readers)\n"
             family("mrtdd_readers_busy", "gauge", "Readers in a chip session.")

@@ -3,6 +3,7 @@ public import MRTDCore
 public import MRTDProtocol
 public import MRTDVerification
 import MRTDReaders
+import MRTDTesting
 
 /// The access secret of one job. Held only while the job waits or reads; `wipe()` drops it the
 /// moment the read ends. (Swift strings cannot be zeroed in place: dropping the last reference is
@@ -42,6 +43,9 @@ public struct ReadParameters: Sendable {
     public var access: AccessSecret
     public var dataGroups: [Int]
     public var accessPolicy: AccessPolicy
+    /// Where the session's transcript goes (`record-directory`); nil: not recorded. Engines other
+    /// than `StandardReadEngine` may ignore it.
+    public var recording: SessionRecording?
 }
 
 /// Performs the chip session of a job: the daemon's seam to the protocol layer (tests and other
@@ -96,11 +100,22 @@ public struct StandardReadEngine: ReadEngine {
             accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: store)
         // The first link is the one the scheduler opened; later ones come from `reconnect`.
         let first = FirstLink(transport)
-        return await DocumentReader.read(
-            connect: {
-                if let transport = first.take() { return transport }
-                return try await reconnect()
-            }, options: options, progress: progress)
+        let connect: @Sendable () async throws -> any APDUTransport = {
+            if let transport = first.take() { return transport }
+            return try await reconnect()
+        }
+        guard let recording = parameters.recording else {
+            return await DocumentReader.read(connect: connect, options: options, progress: progress)
+        }
+        // The same recording as `mrtdctl read --record` (a reconnecting read, every link in one transcript).
+        let connection = transport as? any CardConnection
+        let reader = Transcript.Reader(
+            name: connection?.reader.name ?? "unknown", backend: connection?.reader.backend.rawValue ?? "unknown",
+            capabilities: transport.capabilities)
+        let recorded = await Transcript.record(
+            connect: connect, reader: reader, atr: connection?.atr, options: options, progress: progress)
+        recording.directory.save(recorded.transcript, job: recording.job, started: recording.started)
+        return recorded.read
     }
 }
 

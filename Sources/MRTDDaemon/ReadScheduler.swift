@@ -55,6 +55,7 @@ public actor ReadScheduler {
     private let configuration: DaemonConfiguration
     private let logger: Logger
     private let clock = ContinuousClock()
+    private let transcripts: TranscriptDirectory?
 
     private var slots: [String: Slot] = [:]
     private var slotOrder: [String] = []
@@ -63,7 +64,12 @@ public actor ReadScheduler {
     private var finishedOrder: [String] = []
     private var shuttingDown = false
 
-    public init(engine: any ReadEngine, events: EventBus, metrics: DaemonMetrics, configuration: DaemonConfiguration, logger: Logger) {
+    /// - Parameter transcripts: where every session's transcript goes (`record-directory`); nil: nowhere.
+    public init(
+        engine: any ReadEngine, events: EventBus, metrics: DaemonMetrics, configuration: DaemonConfiguration, logger: Logger,
+        transcripts: TranscriptDirectory? = nil
+    ) {
+        self.transcripts = transcripts
         self.engine = engine
         self.events = events
         self.metrics = metrics
@@ -157,9 +163,10 @@ public actor ReadScheduler {
         guard jobs.values.count(where: { !$0.state.isFinished }) < configuration.maxActiveJobs else { throw .tooManyJobs }
 
         let id = UUID().uuidString.lowercased()
+        let recording = transcripts.map { SessionRecording(job: id, started: Date(), directory: $0) }
         let job = Job(
             id: id, requestedReader: request.reader,
-            parameters: ReadParameters(access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy),
+            parameters: ReadParameters(access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy, recording: recording),
             peer: peer, deadline: clock.now.advanced(by: timeout))
         jobs[id] = job
         waiting.append(id)

@@ -232,11 +232,11 @@ public struct Transcript: Sendable, Equatable, Codable {
     /// read with its transcript.
     public static func record(
         transport: any APDUTransport, reader: Reader, atr: [UInt8]? = nil, options: ReadOptions,
-        random: any RandomSource = SystemRandom()
+        random: any RandomSource = SystemRandom(), progress: ReadProgressHandler? = nil
     ) async -> (read: DocumentReader.Read, transcript: Transcript) {
         let recorder = RecordingTransport(transport)
         let drawn = RecordingRandom(random)
-        let read = await DocumentReader.read(transport: recorder, options: options, random: drawn)
+        let read = await DocumentReader.read(transport: recorder, options: options, random: drawn, progress: progress)
         let transcript = Transcript(
             reader: reader, atr: atr, options: options, random: drawn.recorded,
             exchanges: recorder.exchanges, result: read.result)
@@ -247,7 +247,7 @@ public struct Transcript: Sendable, Equatable, Codable {
     /// does, and records every link's exchanges (link failures included) into one transcript.
     public static func record(
         connect: @escaping @Sendable () async throws -> any APDUTransport, reader: Reader, atr: [UInt8]? = nil,
-        options: ReadOptions, random: any RandomSource = SystemRandom()
+        options: ReadOptions, random: any RandomSource = SystemRandom(), progress: ReadProgressHandler? = nil
     ) async -> (read: DocumentReader.Read, transcript: Transcript) {
         let recorders = Mutex<RecordingTransport?>(nil)
         let drawn = RecordingRandom(random)
@@ -258,7 +258,7 @@ public struct Transcript: Sendable, Equatable, Codable {
                 if first == nil { first = recorder }
                 return recorder
             }
-        }, options: options, random: drawn)
+        }, options: options, random: drawn, progress: progress)
         var transcript = Transcript(
             reader: reader, atr: atr, options: options, random: drawn.recorded,
             exchanges: recorders.withLock { $0?.exchanges ?? [] }, result: read.result)

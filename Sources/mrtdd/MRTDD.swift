@@ -43,6 +43,9 @@ struct MRTDD: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
+    @Option(name: .customLong("record-directory"), help: "Write a transcript of every chip session here (personal data: holds the access key).")
+    var recordDirectory: String?
+
     @Option(name: .customLong("set"), help: "Any configuration key: --set max-jobs=8 (repeatable).")
     var settings: [String] = []
 
@@ -71,6 +74,7 @@ struct MRTDD: AsyncParsableCommand {
             if let resultRetention { try configuration.set("result-retention", resultRetention) }
             if let backends { try configuration.set("backends", backends) }
             if let logLevel { try configuration.set("log-level", logLevel) }
+            if let recordDirectory { try configuration.set("record-directory", recordDirectory) }
             for setting in settings {
                 let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { throw ValidationError("--set takes key=value") }
