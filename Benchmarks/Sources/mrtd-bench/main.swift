@@ -51,5 +51,10 @@ report["cpuMsPerRead"] = cpu
 report["cryptoFloorMs"] = floor
 report["cpuToFloorRatio"] = Dictionary(uniqueKeysWithValues: cpu.map { ($0.key, rounded($0.value / max(floor[$0.key] ?? 1, 0.001), 2)) })
 
+// The daemon as a separate release process (Daemon/DaemonBench.swift); --skip-daemon leaves it out.
+if !arguments.contains("--skip-daemon") {
+    report.merge(try DaemonBench.run(.init(arguments: arguments)), uniquingKeysWith: { $1 })
+}
+
 let json = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
 print(String(decoding: json, as: UTF8.self))
