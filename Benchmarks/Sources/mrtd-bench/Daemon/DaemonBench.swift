@@ -50,20 +50,24 @@ enum DaemonBench {
         let afterFirst = try ProcessMemory(pid: daemon.pid)
         let second = try HTTPLoad.run(socket: socket, requests: reads, clients: options.readClients, count: options.reads, keepAlive: true)
         let afterSecond = try ProcessMemory(pid: daemon.pid)
-        for run in [first, second] where run.statuses[200] != options.reads {
+        // A third 1,000 tells a leak (grows again) from the allocator settling (levels off).
+        let third = try HTTPLoad.run(socket: socket, requests: reads, clients: options.readClients, count: options.reads, keepAlive: true)
+        let afterThird = try ProcessMemory(pid: daemon.pid)
+        for run in [first, second, third] where run.statuses[200] != options.reads {
             throw DaemonBenchError("reads answered \(run.statuses), expected \(options.reads) × 200")
         }
         let retained = try metric("mrtdd_results_retained", socket: socket)
         report["idleRssMB"] = ProcessMemory.mib(idle.vmRSS)
         report["rssAfter1000ReadsMB"] = ProcessMemory.mib(afterFirst.vmRSS)
         report["rssAfter2000ReadsMB"] = ProcessMemory.mib(afterSecond.vmRSS)
+        report["rssAfter3000ReadsMB"] = ProcessMemory.mib(afterThird.vmRSS)
         report["rssGrowthAfter1000ReadsMB"] = ProcessMemory.mib(afterSecond.vmRSS - afterFirst.vmRSS)
         report["idleRssAnonMB"] = ProcessMemory.mib(idle.rssAnon)
         report["daemonMemory"] = [
-            "idle": idle.json, "after1000Reads": afterFirst.json, "after2000Reads": afterSecond.json,
+            "idle": idle.json, "after1000Reads": afterFirst.json, "after2000Reads": afterSecond.json, "after3000Reads": afterThird.json,
             "readsPerRun": options.reads, "readClients": options.readClients,
-            "readsPerSecond": [rounded(Double(options.reads) / first.seconds, 1), rounded(Double(options.reads) / second.seconds, 1)],
-            "readLatencyP50Ms": [rounded(first.percentile(0.5), 2), rounded(second.percentile(0.5), 2)],
+            "readsPerSecond": [first, second, third].map { rounded(Double(options.reads) / $0.seconds, 1) },
+            "readLatencyP50Ms": [first, second, third].map { rounded($0.percentile(0.5), 2) },
             "resultsRetained": retained ?? -1, "maxResults": 1000,
             "note": "VmRSS = RssAnon (the daemon's own: heap, stacks, relocated library data) + RssFile (mapped library code, shared with other Swift processes) + RssShmem, MiB",
         ] as [String: Any]
@@ -115,11 +119,18 @@ enum DaemonBench {
         ] as [String: Any]
 
         let afterAll = try ProcessMemory(pid: daemon.pid)
+        // procfs files report size 0, so they are read to EOF rather than with String(contentsOfFile:).
+        let maps = DaemonProcess.contents(of: "/proc/\(daemon.pid)/maps")
+        let load = DaemonProcess.contents(of: "/proc/loadavg").split(separator: " ").first.flatMap { Double($0) }
         let status = daemon.stop()
         report["daemonRun"] = [
             "executable": options.executable, "arguments": daemonArguments,
             "vmHWMMB": ProcessMemory.mib(afterAll.vmHWM), "rssAtEndMB": ProcessMemory.mib(afterAll.vmRSS),
             "exitStatusAfterSIGTERM": status.map { Int($0) } ?? -1,
+            // Linked with --static-swift-stdlib (as README installs it) or against the toolchain's .so files.
+            "swiftRuntime": maps.contains("libswiftCore.so") ? "shared" : "static",
+            "sharedFoundation": maps.contains("libFoundation.so"),
+            "loadAverage1mAtEnd": load ?? -1,
         ] as [String: Any]
         guard status == 0 else { throw DaemonBenchError("mrtdd did not exit cleanly after SIGTERM (status \(status.map(String.init) ?? "killed"))") }
         return report

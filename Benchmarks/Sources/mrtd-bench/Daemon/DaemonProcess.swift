@@ -105,6 +105,11 @@ final class DaemonProcess {
 
     /// The last lines of the daemon's log, for an error message.
     static func tail(of path: String) -> String {
+        String(contents(of: path).suffix(600))
+    }
+
+    /// A whole file read to EOF ("" when unreadable).
+    static func contents(of path: String) -> String {
         guard let file = fopen(path, "r") else { return "" }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -114,7 +119,7 @@ final class DaemonProcess {
             guard count > 0 else { break }
             bytes.append(contentsOf: buffer[0..<count])
         }
-        return String(decoding: bytes.suffix(600), as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
