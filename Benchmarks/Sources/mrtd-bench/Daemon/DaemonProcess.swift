@@ -133,6 +133,9 @@ enum DaemonCleanup {
         let names: [String] = [socket, log, directory]
         paths = names.compactMap { name in strdup(name) }
         pid = child
+        // A connection the stopping daemon closes must fail a write with EPIPE, not kill the bench
+        // before it has cleaned up.
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             _ = Glibc.signal(signal) { received in
                 if DaemonCleanup.pid > 0 {
