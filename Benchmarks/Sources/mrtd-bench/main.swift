@@ -53,7 +53,7 @@ report["cpuToFloorRatio"] = Dictionary(uniqueKeysWithValues: cpu.map { ($0.key, 
 
 // The daemon as a separate release process (Daemon/DaemonBench.swift); --skip-daemon leaves it out.
 if !arguments.contains("--skip-daemon") {
-    report.merge(try DaemonBench.run(.init(arguments: arguments)), uniquingKeysWith: { $1 })
+    report.merge(DaemonBench.runOrExit(.init(arguments: arguments)), uniquingKeysWith: { $1 })
 }
 
 let json = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])

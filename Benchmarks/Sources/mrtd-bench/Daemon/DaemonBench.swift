@@ -34,6 +34,17 @@ enum DaemonBench {
     static let passportRead = Array(#"{"reader":"Virtual Reader 0","access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740812","dateOfExpiry":"120415"}}}"#.utf8)
     static let idCardRead = Array(#"{"reader":"Virtual Reader 1","access":{"can":"123456"}}"#.utf8)
 
+    /// `run`, or a one-line message on stderr and exit status 1 (the daemon already stopped and its
+    /// directory removed by then).
+    static func runOrExit(_ options: Options) -> [String: Any] {
+        do {
+            return try run(options)
+        } catch {
+            FileHandle.standardError.write(Data("mrtd-bench: daemon figures failed: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
     static func run(_ options: Options) throws -> [String: Any] {
         let daemon = try DaemonProcess(executable: options.executable, arguments: daemonArguments)
         defer { daemon.stop() }
