@@ -39,6 +39,11 @@ let trustStore = Section.timed("trust store load") { TrustStoreBench.run(samples
 report["trustStoreLoadMs"] = trustStore.value
 if let note = trustStore.note { notes["trustStoreLoadMs"] = note }
 
+// The daemon as a separate release process (Daemon/DaemonBench.swift); --skip-daemon leaves it out.
+if !arguments.contains("--skip-daemon") {
+    report.merge(DaemonBench.runOrExit(.init(arguments: arguments)), uniquingKeysWith: { $1 })
+}
+
 let total = ContinuousClock.now - started
 FileHandle.standardError.write(Data("bench: measurements took \(total.components.seconds) s\n".utf8))
 // The harness's own wall time, and the release build's when scripts/bench passes it.
