@@ -5,41 +5,6 @@ import MRTDProtocol
 import MRTDReaders
 import MRTDTesting
 
-/// The connection a reconnecting `read --direct` holds: the first `next` hands out the connection
-/// made up front; each later one (after the card was lost) closes it, waits for the card to be
-/// presented again and connects anew (docs/reliability.md).
-actor DirectConnectionHolder {
-    private var current: (any CardConnection)?
-    private var handedOut = false
-    private let backend: any ReaderBackend
-    private let name: String
-
-    init(first: any CardConnection, backend: any ReaderBackend, name: String) {
-        current = first
-        self.backend = backend
-        self.name = name
-    }
-
-    func next() async throws -> any CardConnection {
-        if !handedOut, let current {
-            handedOut = true
-            return current
-        }
-        await current?.close()
-        current = nil
-        // Bounded by the read's recovery deadline, which cancels this wait.
-        _ = try await backend.waitForCard(reader: name, timeout: .seconds(10))
-        let connection = try await backend.connect(reader: name)
-        current = connection
-        return connection
-    }
-
-    func close() async {
-        await current?.close()
-        current = nil
-    }
-}
-
 extension DirectReadOptions {
     /// Finds the reader, connects, and reads with reconnection: a card lost mid-read is read again
     /// from where it stopped when it is presented again within the recovery deadline.
@@ -51,7 +16,7 @@ extension DirectReadOptions {
             let (backend, name) = try await DirectReaderSelection.locate(
                 in: backends, reader: reader, wait: wait.map { .milliseconds(Int64($0 * 1000)) })
             let first = try await backend.connect(reader: name)
-            let holder = DirectConnectionHolder(first: first, backend: backend, name: name)
+            let holder = ReconnectingCardSource(first: first, backend: backend, reader: name)
             let read: DocumentReader.Read
             if let record {
                 let recorded = await Transcript.record(

@@ -6,41 +6,6 @@ import Testing
 
 @testable import MRTDReaders
 
-/// The connection a reconnecting read holds over PC/SC: the first is made up front, each later one
-/// waits for the card to be presented again (as `mrtdctl read --direct` does).
-private actor Reconnector {
-    private var current: (any CardConnection)?
-    private var handedOut = false
-    private let backend: PCSCBackend
-    private let reader: String
-    private(set) var connects = 0
-
-    init(first: any CardConnection, backend: PCSCBackend, reader: String) {
-        current = first
-        self.backend = backend
-        self.reader = reader
-    }
-
-    func next() async throws -> any CardConnection {
-        if !handedOut, let current {
-            handedOut = true
-            return current
-        }
-        await current?.close()
-        current = nil
-        _ = try await backend.waitForCard(reader: reader, timeout: .seconds(10))
-        let connection = try await backend.connect(reader: reader)
-        current = connection
-        connects += 1
-        return connection
-    }
-
-    func close() async {
-        await current?.close()
-        current = nil
-    }
-}
-
 extension PCSCHardwareLoopTests {
     /// The card pulled mid-DG2 through pcscd and vpcd, presented again 200 ms later: the read
     /// reconnects, re-authenticates and resumes DG2 at the verified offset (docs/reliability.md).
@@ -55,7 +20,7 @@ extension PCSCHardwareLoopTests {
                 try await Task.sleep(for: .milliseconds(200))
                 try await again.insert()
             }
-            let reconnector = Reconnector(first: try await backend.connect(reader: Self.reader), backend: backend, reader: Self.reader)
+            let reconnector = ReconnectingCardSource(first: try await backend.connect(reader: Self.reader), backend: backend, reader: Self.reader)
             let clock = ContinuousClock()
             let start = clock.now
             let read = try await Support.within(.seconds(30), "reconnecting read") {
@@ -73,7 +38,7 @@ extension PCSCHardwareLoopTests {
             // pcscd reports a card pulled mid-command as removed or, at times, as SCARD_F_COMM_ERROR.
             #expect(["cardRemoved", "readerServiceFailure"].contains(recovery?.kind ?? ""), "\(read.result.transport.recoveries)")
             #expect(recovery?.exchange == 40 && recovery?.file == "DG2" && (recovery?.offset ?? 0) > 0)
-            #expect(await reconnector.connects == 1)
+            #expect(await reconnector.reconnections == 1)
             print("FIGURES pcsc+vpcd removal mid-DG2, presented again after 200 ms: \(read.result.transport.apdus) APDUs, "
                 + "\(elapsed), recoveries \(read.result.transport.recoveries.map(\.kind))")
             await again.remove()
