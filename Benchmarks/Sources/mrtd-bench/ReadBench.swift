@@ -31,6 +31,13 @@ enum ReadBench {
         report["smOverheadRatio"] = recorded.mapValues { rounded(Double($0.wireBytes) / Double($0.result.transport.fileBytes), 4) }
         report["dg2Bytes"] = recorded.values.first?.files[.dg(2)]?.count
         report["apduBreakdown"] = recorded.mapValues { APDUBreakdown($0.exchanges).json }
+        // The secure-messaging cost of reading alone: READ BINARY exchanges' bytes per file byte
+        // (the handshakes of BAC, PACE, CA and AA left out).
+        report["smOverheadRatioFileReads"] = recorded.mapValues { read in
+            let readBytes = read.exchanges.filter { $0.command.count > 1 && ($0.command[1] == 0xB0 || $0.command[1] == 0xB1) }
+                .reduce(0) { $0 + $1.command.count + $1.response.count }
+            return rounded(Double(readBytes) / Double(read.result.transport.fileBytes), 4)
+        }
 
         let model = LinkModel()
         report["linkModelSeconds"] = recorded.mapValues { read in
