@@ -12,20 +12,11 @@ import Testing
 @Suite(.serialized) struct DaemonRobustnessTests {
     typealias Process_ = DaemonProcessTests
 
-    /// Runs `body`, failing after `limit`: a hang is a failure, not a stuck test.
+    /// Runs `body`, failing after `limit` (MRTDTesting's `withTimeLimit`).
     static func within<T: Sendable>(
         _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TestFailure("timed out: \(what)") }
-            return value
-        }
+        try await withTimeLimit(limit, what, body)
     }
 
     /// Polls until the job is reading and has reported progress past authentication (APDUs flowing).

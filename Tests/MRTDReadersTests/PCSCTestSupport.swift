@@ -58,25 +58,11 @@ enum PCSCTestSupport {
         await daemon.stop()
     }
 
-    struct TimedOut: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out: \(what)" }
-    }
-
-    /// Runs `body`, failing with `TimedOut` after `limit` (a hang is a failure, not a stuck test).
+    /// Runs `body`, failing after `limit` (MRTDTesting's `withTimeLimit`).
     static func within<T: Sendable>(
         _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TimedOut(what: what) }
-            return value
-        }
+        try await withTimeLimit(limit, what, body)
     }
 
     static func read(_ connection: any APDUTransport, dataGroups: [Int] = [1, 2, 14, 15]) async -> DocumentReader.Read {
