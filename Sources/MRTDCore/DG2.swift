@@ -239,12 +239,7 @@ private func derUnsigned(_ object: TLV) -> Int? {
 
 /// Minimal DER INTEGER content octets for a non-negative value.
 private func derInteger(_ value: Int) -> [UInt8] {
-    var out: [UInt8] = []
-    var v = max(value, 0)
-    repeat {
-        out.insert(UInt8(v & 0xFF), at: 0)
-        v >>= 8
-    } while v > 0
+    var out = MinimalBytes.bigEndian(nonNegative: value)
     if out[0] & 0x80 != 0 { out.insert(0, at: 0) }
     return out
 }

@@ -219,13 +219,7 @@ extension TLV {
 
     /// The bytes of a tag, most significant first.
     public static func encodeTag(_ tag: UInt) -> [UInt8] {
-        var out: [UInt8] = []
-        var t = tag
-        repeat {
-            out.insert(UInt8(t & 0xFF), at: 0)
-            t >>= 8
-        } while t > 0
-        return out
+        MinimalBytes.bigEndian(tag)
     }
 
     /// A definite length in the shortest form (X.690 DER rules).

@@ -106,7 +106,7 @@ public enum ChipAuthentication {
         }
         defer { secureWipe(&sharedSecret) }
 
-        let keyReference = parameters.sendKeyID ? parameters.keyID.map(Self.keyReference) : nil
+        let keyReference = parameters.sendKeyID ? parameters.keyID.map(MinimalBytes.bigEndian(nonNegative:)) : nil
         var version = 1
         var keyInput = sharedSecret
         defer { secureWipe(&keyInput) }
@@ -187,16 +187,6 @@ public enum ChipAuthentication {
     }
 
     /// The private key reference of tag `84`: the key ID as a minimal big-endian unsigned integer.
-    static func keyReference(_ keyID: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var value = max(0, keyID)
-        repeat {
-            bytes.insert(UInt8(value & 0xFF), at: 0)
-            value >>= 8
-        } while value > 0
-        return bytes
-    }
-
     /// Sends one CA command; a refusal in plain (the chip left secure messaging) is a CA failure
     /// that ends the session.
     private static func send(

@@ -31,3 +31,21 @@ import Testing
         #expect(tlv.encoded == bytes)
     }
 }
+
+@Suite struct MinimalBytesTests {
+    static let cases: [(UInt, [UInt8])] = [
+        (0, [0x00]), (0x84, [0x84]), (0xFF, [0xFF]), (0x100, [0x01, 0x00]), (0x7F21, [0x7F, 0x21]),
+        (UInt.max, [UInt8](repeating: 0xFF, count: 8)),
+    ]
+
+    @Test(arguments: cases)
+    func bigEndianWithoutLeadingZeros(value: UInt, bytes: [UInt8]) {
+        #expect(MinimalBytes.bigEndian(value) == bytes)
+        #expect(TLV.encodeTag(value) == bytes)
+    }
+
+    @Test func negativeValuesCountAsZero() {
+        #expect(MinimalBytes.bigEndian(nonNegative: -5) == [0x00])
+        #expect(MinimalBytes.bigEndian(nonNegative: 13) == [0x0D])
+    }
+}

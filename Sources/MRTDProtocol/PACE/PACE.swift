@@ -42,7 +42,7 @@ public enum PACE {
         // MSE:Set AT (§4.4.4.1): 80 protocol OID, 83 password reference, 84 parameter ID; no Le.
         var setAT = TLV.encode(tag: 0x80, value: try oidContent(proto.oid))
         setAT += TLV.encode(tag: 0x83, value: [password.reference])
-        if let id = parameters.parameterID { setAT += TLV.encode(tag: 0x84, value: minimalBytes(id)) }
+        if let id = parameters.parameterID { setAT += TLV.encode(tag: 0x84, value: MinimalBytes.bigEndian(nonNegative: id)) }
         let mse = try await channel.send(CommandAPDU(ins: 0x22, p1: 0xC1, p2: 0xA4, data: setAT))
         guard mse.statusWord.isSuccess else {
             if mse.statusWord == .referencedDataNotFound || mse.statusWord == .authenticationMethodBlocked
@@ -206,16 +206,6 @@ public enum PACE {
         do { return try PublicKeyDataObject.oidContent(oid) } catch {
             throw ProtocolError.paceNotSupported("OID \(oid): \(error)")
         }
-    }
-
-    static func minimalBytes(_ value: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var v = value
-        repeat {
-            bytes.insert(UInt8(v & 0xFF), at: 0)
-            v >>= 8
-        } while v > 0
-        return bytes
     }
 
     /// One GENERAL AUTHENTICATE (ISO/IEC 7816-4 §11.5.5): command chaining (CLA 10) for steps 1-3,

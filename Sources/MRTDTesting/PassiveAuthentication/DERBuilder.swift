@@ -20,12 +20,7 @@ public enum DERBuilder {
     public static func printable(_ text: String) -> [UInt8] { tlv(0x13, Array(text.utf8)) }
 
     public static func integer(_ value: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var v = value
-        repeat {
-            bytes.insert(UInt8(v & 0xFF), at: 0)
-            v >>= 8
-        } while v > 0
+        var bytes = MinimalBytes.bigEndian(nonNegative: value)
         if let first = bytes.first, first & 0x80 != 0 { bytes.insert(0, at: 0) }
         return tlv(0x02, bytes)
     }
