@@ -30,8 +30,13 @@ extension TrustStore {
                 store.loadFile([UInt8](data), path: file, test: test, pendingMasterLists: &pendingMasterLists)
             }
         }
-        for list in pendingMasterLists {
+        for list in pendingMasterLists where !DeviationList.looksLikeDeviationList(list.bytes) {
             store.addMasterList(list.bytes, path: list.path, test: list.test, at: date)
+        }
+        // Deviation lists (eContentType id-icao-DeviationList, any file name; conventionally
+        // `deviationlists/*.dvl`) after every CSCA is in: their signer must chain to one.
+        for list in pendingMasterLists where DeviationList.looksLikeDeviationList(list.bytes) {
+            store.addDeviationList(list.bytes, path: list.path, at: date)
         }
         store.finishReport(at: date)
         let elapsed = ContinuousClock.now - start
@@ -118,7 +123,7 @@ extension TrustStore {
         }
         // DER: a certificate, a CRL or a SignedData (master list), told apart by structure before
         // anything is parsed in full (a master list is a megabyte of certificates).
-        if lower.hasSuffix(".ml") || Self.looksLikeContentInfo(bytes) {
+        if lower.hasSuffix(".ml") || lower.hasSuffix(".dvl") || Self.looksLikeContentInfo(bytes) {
             pendingMasterLists.append((bytes, path, test))
         } else if let certificate = try? Certificate(derEncoded: bytes) {
             if let problem = add(certificate, path: path, test: test) {

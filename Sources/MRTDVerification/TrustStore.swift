@@ -33,6 +33,8 @@ public struct TrustStore: Sendable, Equatable {
     public private(set) var crls: [CertificateRevocationList] = []
     /// What was loaded and rejected, and why.
     public internal(set) var report = TrustStoreReport()
+    /// Verified deviation lists (Doc 9303-12 §10), see ``addDeviationList(_:path:at:)``.
+    public internal(set) var deviationLists: [DeviationList] = []
 
     private var anchorsByKeyID: [BytesKey: [Int]] = [:]
     private var anchorsBySubject: [String: [Int]] = [:]

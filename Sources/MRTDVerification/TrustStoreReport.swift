@@ -52,6 +52,8 @@ public struct TrustStoreReport: Sendable, Equatable, Codable {
     /// Whether TEST-ONLY material was loaded (never for production).
     public var containsTestMaterial = false
     public var loadMilliseconds = 0.0
+    /// Deviation lists found (verified or rejected); absent when there were none.
+    public var deviationLists: [DeviationListEntry]?
 
     public init() {}
 }
