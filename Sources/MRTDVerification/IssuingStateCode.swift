@@ -6,7 +6,8 @@
 /// `GBP`, `GBS` (British nationality categories, documents issued under the United Kingdom's CSCA),
 /// `EUE` (European Union, CSCA country `EU`) and `RKS` (Kosovo, CSCA country `XK`). Codes of
 /// organizations without an ISO 3166 country (`UNO`, `UNA`, `UNK`, `XOM`, `XPO`, `XCC`, ...) map to
-/// nothing: the country check is then `undetermined`.
+/// nothing: the country check is then `undetermined`. `UTO` (Utopia, the Doc 9303 specimen state)
+/// maps to `UT`, the country of the TEST-ONLY PKI in `certs/test`; no real State has either code.
 public enum IssuingStateCode {
     /// The alpha-2 country for a Doc 9303 issuing state (fillers `<` ignored, case-insensitive), or `nil`.
     public static func alpha2(forICAO code: String) -> String? {
@@ -17,6 +18,7 @@ public enum IssuingStateCode {
 
     static let specialCases: [String: String] = [
         "D": "DE", "GBD": "GB", "GBN": "GB", "GBO": "GB", "GBP": "GB", "GBS": "GB", "EUE": "EU", "RKS": "XK",
+        "UTO": "UT",
     ]
 
     /// `AAABB` pairs: alpha-3 then alpha-2.
