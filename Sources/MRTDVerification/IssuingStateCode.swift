@@ -4,7 +4,7 @@
 /// The table is ISO 3166-1 (alpha-3 to alpha-2, from the Debian iso-codes data), plus the Doc 9303-3
 /// codes that are not ISO 3166-1 alpha-3: `D` (Germany, also written `D<<`), `GBD`, `GBN`, `GBO`,
 /// `GBP`, `GBS` (British nationality categories, documents issued under the United Kingdom's CSCA),
-/// `EUE` (European Union, CSCA country `EU`) and `RKS` (Kosovo, CSCA country `XK`). Codes of
+/// `EUE` (European Union, CSCA country `EU`) and `RKS` / `XXK` (Kosovo, CSCA country `XK`). Codes of
 /// organizations without an ISO 3166 country (`UNO`, `UNA`, `UNK`, `XOM`, `XPO`, `XCC`, ...) map to
 /// nothing: the country check is then `undetermined`. `UTO` (Utopia, the Doc 9303 specimen state)
 /// maps to `UT`, the country of the TEST-ONLY PKI in `certs/test`; no real State has either code.
@@ -17,7 +17,7 @@ public enum IssuingStateCode {
     }
 
     static let specialCases: [String: String] = [
-        "D": "DE", "GBD": "GB", "GBN": "GB", "GBO": "GB", "GBP": "GB", "GBS": "GB", "EUE": "EU", "RKS": "XK",
+        "D": "DE", "GBD": "GB", "GBN": "GB", "GBO": "GB", "GBP": "GB", "GBS": "GB", "EUE": "EU", "RKS": "XK", "XXK": "XK",
         "UTO": "UT",
     ]
 
