@@ -69,6 +69,7 @@ struct Trust: ParsableCommand {
                 print("Master list \(list.path): \(verdict); \(list.certificates) certificates, \(list.added) new")
                 if let signer = list.signer { print("  signer \(signer)\(list.signerCSCA.map { " <- \($0)" } ?? "")") }
             }
+            printDeviationLists(report)
             for source in report.sources where source.kind != "masterList" {
                 print("\(source.kind) \(source.path): \(source.certificates) certificates, \(source.crls) CRLs")
             }
