@@ -229,4 +229,52 @@ struct DeviationListTests {
             #expect(try trustStore(Shared.pki).verifyDeviationList(Array(bytes.dropLast(cut)), source: "x").list == nil)
         }
     }
+    @Test("every truncation and 2,000 seeded bit flips of a deviation list's content parse or throw, never trap")
+    func mutatedContent() throws {
+        var deviation = Self.forDSC(Shared.pki, [("text", Self.dgHashWrong, 2), (nil, Self.chip, nil)])
+        deviation.documentType = "P"
+        deviation.issuedFrom = Date(timeIntervalSince1970: 1_600_000_000)
+        deviation.issuedUntil = Date(timeIntervalSince1970: 1_700_000_000)
+        deviation.documentNumbers = ["C01X00T47", "C01X00T48"]
+        var list = TestDeviationList(deviations: [deviation, Self.forDSC(Shared.pki, [(nil, Self.dgMalformed, 1)])])
+        list.digestAlgorithm = DERBuilder.algorithm(DigestAlgorithm.sha256.oid)
+        let content = list.content()
+        #expect(try DeviationList.parseContent(content).deviations.count == 2)
+        var parsed = 0
+        for cut in 0..<content.count {
+            if (try? DeviationList.parseContent(Array(content.prefix(cut)))) != nil { parsed += 1 }
+        }
+        #expect(parsed == 0, "no strict prefix of the content is a complete DeviationList")
+        var generator = SeededGenerator(seed: 0x0D5C_2026)
+        for _ in 0..<2000 {
+            var mutated = content
+            let index = Int.random(in: 0..<mutated.count, using: &generator)
+            mutated[index] ^= UInt8(1 << Int.random(in: 0..<8, using: &generator))
+            _ = try? DeviationList.parseContent(mutated)
+        }
+        // The signed list: flipped bytes never give a verified list with changed content.
+        let signed = try Shared.pki.deviationList(list)
+        let store = try trustStore(Shared.pki)
+        for _ in 0..<200 {
+            var mutated = signed
+            let index = Int.random(in: 0..<mutated.count, using: &generator)
+            mutated[index] ^= UInt8(1 << Int.random(in: 0..<8, using: &generator))
+            if let verified = store.verifyDeviationList(mutated, source: "x").list {
+                #expect(verified.deviations.count == 2, "a verified list kept its signed content")
+            }
+        }
+    }
+}
+
+/// SplitMix64: reproducible mutations.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
