@@ -154,6 +154,12 @@ struct ReaderMonitor: Service, CustomStringConvertible {
 
     func run() async throws {
         let backends = self.backends
+        if backends.isEmpty {
+            // `backends =` (no reader library): the API still serves; this service waits for shutdown
+            // instead of ending, which the service group would take for a failure.
+            try? await gracefulShutdown()
+            return
+        }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for backend in backends {
