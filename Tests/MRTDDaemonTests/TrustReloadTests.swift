@@ -29,6 +29,18 @@ import Testing
         return try pki.masterList(containing: [pki.csca]) { $0.signature = .corrupted }
     }
 
+    /// A reloadable trust store over `trust` alone (no default lists), logging into a capture.
+    static func manager(_ trust: URL) -> (TrustManager, LogCapture) {
+        var configuration = DaemonConfiguration()
+        configuration.trustStorePaths = [trust.path]
+        configuration.defaultTrust = false
+        let logs = LogCapture()
+        let manager = TrustManager(configuration: configuration, logger: Logger(label: "trust") { label in
+            JournalLogHandler(label: label, level: .debug) { logs.append($0) }
+        })
+        return (manager, logs)
+    }
+
     static func metrics(_ client: DaemonClient) async throws -> String {
         String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
     }
@@ -36,13 +48,7 @@ import Testing
     @Test func goodStoreReplacesTheOldOneWithoutDisturbingAReadInFlight() async throws {
         let trust = try Self.trustDirectory()
         defer { try? FileManager.default.removeItem(at: trust) }
-        var configuration = DaemonConfiguration()
-        configuration.trustStorePaths = [trust.path]
-        configuration.defaultTrust = false
-        let trustLogs = LogCapture()
-        let manager = TrustManager(configuration: configuration, logger: Logger(label: "trust") { label in
-            JournalLogHandler(label: label, level: .debug) { trustLogs.append($0) }
-        })
+        let (manager, trustLogs) = Self.manager(trust)
         let backend = VirtualReaderBackend(readers: [])
         backend.addReader("Slow", latency: .milliseconds(30))
         backend.insert(try Specimens.passport(), into: "Slow")
@@ -94,13 +100,7 @@ import Testing
     @Test func brokenStoreIsRefusedAndTheOldOneStays() async throws {
         let trust = try Self.trustDirectory()
         defer { try? FileManager.default.removeItem(at: trust) }
-        var configuration = DaemonConfiguration()
-        configuration.trustStorePaths = [trust.path]
-        configuration.defaultTrust = false
-        let trustLogs = LogCapture()
-        let manager = TrustManager(configuration: configuration, logger: Logger(label: "trust") { label in
-            JournalLogHandler(label: label, level: .debug) { trustLogs.append($0) }
-        })
+        let (manager, trustLogs) = Self.manager(trust)
         let daemon = try await TestDaemon.start(readers: ["R1"], engine: StandardReadEngine(trust: manager)) {
             $0.trustStorePaths = [trust.path]
             $0.defaultTrust = false
