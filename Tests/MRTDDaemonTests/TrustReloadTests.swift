@@ -173,5 +173,12 @@ import Testing
         try configuration.apply(file: "default-trust = yes\ndefault-trust-path = /opt/lists\n")
         #expect(configuration.effectiveTrustPaths().first == "/opt/lists")
         #expect(throws: ConfigurationError.invalidValue("default-trust", "maybe")) { try configuration.set("default-trust", "maybe") }
+        // The shipped configuration file keeps the default trust on.
+        let shipped = URL(fileURLWithPath: DefaultTrustPath.repository).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("systemd/mrtdd.conf")
+        var installed = DaemonConfiguration()
+        try installed.apply(file: try String(contentsOf: shipped, encoding: .utf8))
+        #expect(installed.defaultTrust)
+        #expect(installed.trustStorePaths == ["/etc/mrtdd/trust"])
     }
 }
