@@ -109,7 +109,11 @@ public final class Daemon: Sendable {
         if comparable != configuration {
             logger.notice("reload: settings other than the trust store changed; they take effect at the next restart")
         }
-        return trust.reload(configuration: fresh)
+        // Loading verifies every master list signature (about half a second): on a thread of its
+        // own, not on the cooperative pool that serves the API and the reads.
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: trust.reload(configuration: fresh)) }.start()
+        }
     }
 
     /// A state summary for the log (SIGUSR1): counts only, no personal data.
