@@ -105,7 +105,7 @@ struct MRTDD: AsyncParsableCommand {
         if simulate {
             readerBackends.append(try Simulation.backend(
                 readers: max(1, simReaders), latency: .milliseconds(simLatency),
-                quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) }))))
+                quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) })))
             engine = StandardReadEngine(store: try Simulation.store(), summary: Simulation.trustStore)
             logger.notice("simulation: virtual readers with the specimen documents; only the TEST-ONLY CSCA is trusted")
         } else {
