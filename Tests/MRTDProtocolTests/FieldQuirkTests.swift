@@ -192,6 +192,32 @@ import Testing
         }
     }
 
+    @Test func aReaderProfilesAnswerLimitCapsEveryReadBinary() async throws {
+        // The SCL3711 profile: short APDUs, answers of at most 162 bytes (docs/field-quirks.md).
+        let scenario = try #require(Self.scenarios.first { $0.quirk == .eof6282 })
+        let chip = VirtualChip(configuration: scenario.wellBehaved)
+        let link = Capped(chip: chip, capabilities: .init(extendedLength: false, maxCommandLength: 261, maxResponseLength: 162))
+        var options = scenario.options()
+        options.trustStore = try Self.trust()
+        let read = await DocumentReader.read(transport: link, options: options)
+        #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
+        let cap = SecureMessaging.maxPlainLength(fitting: 162, blockSize: 8)
+        #expect(read.result.transport.maxReadLength <= cap && cap < 160)
+        #expect(read.files[.dg(2)] == scenario.wellBehaved.files[.dg(2)])
+    }
+
+    /// A link with a reader's limits in front of a chip.
+    struct Capped: APDUTransport {
+        let chip: VirtualChip
+        let capabilities: TransportCapabilities
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            guard command.count <= capabilities.maxCommandLength else { throw TransportError.commandTooLong(command.count, max: capabilities.maxCommandLength) }
+            let answer = try await chip.transmit(command)
+            guard answer.count <= capabilities.maxResponseLength else { throw TransportError.serviceFailure("answer of \(answer.count) bytes") }
+            return answer
+        }
+    }
+
     /// A transport answering every command the same.
     struct AnswerEverything: APDUTransport {
         let answer: [UInt8]
