@@ -97,12 +97,12 @@ extension VirtualChip {
 
     /// The answer to `bytes` as the chip gives it on the air: nil when the chip does not answer
     /// at all (locked), after the delay of a slow chip.
-    public func respond(to bytes: [UInt8]) async -> [UInt8]? {
+    public func respond(to bytes: [UInt8], injecting fault: VirtualChipFault? = nil) async -> [UInt8]? {
         if isLocked { return nil }
         if configuration.quirks.contains(.slowRead1500ms), bytes.count >= 4, bytes[1] == 0xB0 || bytes[1] == 0xB1 {
             try? await Task.sleep(for: Self.slowReadDelay)
         }
-        return process(bytes)
+        return process(bytes, injecting: fault)
     }
 
     /// GET RESPONSE (ISO/IEC 7816-4 §11.6.1) for a pending `61xx` answer; nil when `bytes` is not one.
