@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"]),
         .testTarget(
-            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore"]),
+            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"]),
         .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
         .testTarget(
             name: "MRTDDaemonTests",

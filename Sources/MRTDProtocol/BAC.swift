@@ -71,6 +71,11 @@ public enum BAC {
                 || answer.statusWord.sw1 == 0x63 {
                 throw ProtocolError.accessDenied(protocol: "BAC", answer.statusWord)
             }
+            // 6A88 (referenced data not found): a chip that wants PACE and has no BAC key
+            // (bettse/passy#3, NFCPassportReader#169); 6D00 likewise.
+            if answer.statusWord == .referencedDataNotFound || answer.statusWord == .instructionNotSupported {
+                throw ProtocolError.bacNotSupported(answer.statusWord)
+            }
             throw ProtocolError.commandFailed("EXTERNAL AUTHENTICATE", answer.statusWord)
         }
         guard answer.data.count == 40 else {

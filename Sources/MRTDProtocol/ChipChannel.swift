@@ -80,13 +80,22 @@ public final class ChipChannel {
                 throw ProtocolError.apdu(error)
             }
         }
-        let raw = try await exchange(bytes)
+        let raw = try await exchangeCompleting(bytes)
         guard var sm = secureMessaging else {
             do {
                 return try ResponseAPDU(bytes: raw)
             } catch {
                 throw ProtocolError.secureMessagingMalformed("\(error)")
             }
+        }
+        if raw == [0x67, 0x00], Self.isExtended(bytes), command.ins == 0xB0 || command.ins == 0xB1 {
+            // gmrtd#457: a chip refusing extended length inside secure messaging with a bare 6700
+            // has verified the command (its SSC moved on with ours) and keeps the session: the SSC
+            // is not advanced for this unprotected answer, and the read goes on with short APDUs.
+            // Only a length refusal is taken this way; should the chip have dropped the session
+            // after all, its next answer (6987/6988) starts the secure-messaging recovery.
+            noteAdjustment("READ BINARY: bare 6700 to an extended protected command: session kept, SSC in step (gmrtd#457)")
+            return ResponseAPDU(statusWord: .wrongLength)
         }
         do {
             let response = try sm.unprotect(raw)
@@ -96,6 +105,69 @@ public final class ChipChannel {
             endSecureMessaging()
             throw error
         }
+    }
+
+    /// At most this many GET RESPONSE commands complete one answer: 65538 bytes in pieces of 256.
+    public static let maxResponsePieces = 260
+    /// The largest answer (data and status word) `61xx` pieces may add up to.
+    public static let maxResponseBytes = 65_538
+    /// Whether a GET RESPONSE chain was noted in the adjustments already.
+    private var notedResponseChain = false
+
+    /// One exchange completed as ISO/IEC 7816-4 §5.1.3 and §12.6 ask, for every command, plain or
+    /// protected (under secure messaging the pieces are the protected response, unwrapped whole):
+    ///
+    /// - `61xx`: more data: GET RESPONSE (00 C0 00 00 xx) until the last piece, bounded by
+    ///   ``maxResponsePieces`` and ``maxResponseBytes`` (else `responseTooLong`);
+    /// - a bare `6Cxx` to a short command with Le: the same command once more with Le = xx.
+    ///
+    /// On a chip that answers in one piece nothing changes: one command, one exchange.
+    public func exchangeCompleting(_ command: [UInt8]) async throws -> [UInt8] {
+        var response = try await exchange(command)
+        if response.count == 2, response[0] == 0x6C, let corrected = Self.withShortLe(response[1], command) {
+            noteRecovery("exactLength", detail: "\(StatusWord(sw1: 0x6C, sw2: response[1])): command repeated with Le=\(response[1] == 0 ? 256 : Int(response[1]))")
+            response = try await exchange(corrected)
+        }
+        guard response.count >= 2, response[response.count - 2] == 0x61 else { return response }
+        var collected = Array(response.dropLast(2))
+        var pieces = 0
+        while response.count >= 2, response[response.count - 2] == 0x61 {
+            pieces += 1
+            guard pieces <= Self.maxResponsePieces, collected.count + 2 <= Self.maxResponseBytes else {
+                throw ProtocolError.responseTooLong(pieces: pieces - 1, bytes: collected.count)
+            }
+            let getResponse: [UInt8] = [command[0] & 0x03, 0xC0, 0x00, 0x00, response[response.count - 1]]
+            response = try await exchange(getResponse)
+            if response.count == 2, response[0] == 0x6C {
+                // A GET RESPONSE with the wrong Le (T=0): repeated with the length the chip names.
+                response = try await exchange([command[0] & 0x03, 0xC0, 0x00, 0x00, response[1]])
+            }
+            collected += response.dropLast(2)
+        }
+        guard collected.count + 2 <= Self.maxResponseBytes else {
+            throw ProtocolError.responseTooLong(pieces: pieces, bytes: collected.count)
+        }
+        if !notedResponseChain {
+            notedResponseChain = true
+            noteAdjustment("61xx: answers completed with GET RESPONSE (first: \(pieces) piece(s), \(collected.count) bytes)")
+        }
+        return collected + response.suffix(2)
+    }
+
+    /// Whether `command` is an extended-length APDU (ISO/IEC 7816-3 §12.1.3: 00 where a short one
+    /// has Lc or Le).
+    static func isExtended(_ command: [UInt8]) -> Bool {
+        command.count >= 7 && command[4] == 0x00
+    }
+
+    /// `command` (a short APDU with Le) with its Le replaced by `le`; nil for any other form.
+    static func withShortLe(_ le: UInt8, _ command: [UInt8]) -> [UInt8]? {
+        guard !isExtended(command), command.count >= 5 else { return nil }
+        if command.count == 5 { return Array(command.prefix(4)) + [le] }
+        let lc = Int(command[4])
+        // Case 4: header, Lc, data, Le.
+        guard lc > 0, command.count == 5 + lc + 1 else { return nil }
+        return Array(command.dropLast()) + [le]
     }
 
     /// One raw exchange, counted.

@@ -17,7 +17,9 @@ extension ChipSession {
             do {
                 return try await reader.read(file, resumingFrom: partial)
             } catch ProtocolError.unprotectedResponse(.securityStatusNotSatisfied)
-                where file != .dg(1) && file != .dg(2) && established != nil {
+                where (file.dataGroupNumber ?? 0) > 2 && established != nil {
+                // Optional groups only: EF.COM, EF.SOD, DG1 and DG2 are never access-protected, so a
+                // plain 6982 there is a lost session like any other (recovered below).
                 channel.noteRecovery("securityStatusNotSatisfied", file: file, offset: partial.count,
                                      detail: "6982 without secure messaging: re-authenticating, \(file.name) skipped")
                 try await recovering(file: nil, offset: { nil }) { try await reauthenticate(afterReconnect: false) }

@@ -59,12 +59,14 @@ public final class FileReader {
     private func linkCap() -> Int {
         let caps = channel.transport.capabilities
         let sm = channel.secureMessaging
+        let limit = min(caps.maxResponseLength, 65_538)
         if extendedLength {
-            let limit = min(caps.maxResponseLength, 65_538)
             guard let sm else { return min(65_536, limit - 2) }
             return min(65_536, SecureMessaging.maxPlainLength(fitting: limit, blockSize: sm.cipher.blockSize))
         }
-        return sm == nil ? 256 : Self.shortSecureReadLength
+        // A reader profile may cap short answers below 256 bytes (docs/field-quirks.md).
+        guard let sm else { return min(256, limit - 2) }
+        return min(Self.shortSecureReadLength, SecureMessaging.maxPlainLength(fitting: limit, blockSize: sm.cipher.blockSize))
     }
 
     /// Reads `file` whole: by short EF identifier when the chip takes it, else SELECT then READ BINARY.
@@ -157,6 +159,15 @@ public final class FileReader {
             }
             let sw = response.statusWord
             var endOfFile = false
+            if asksEverything && sw == .wrongParametersOffset {
+                // NFCPassportReader#89: Le = 00 / 0000 refused with 6B00 while an explicit Le works:
+                // ask explicitly from now on (255 at most on a short link, 65535 on an extended one).
+                mayAskForEverything = false
+                readCap = min(readCap, extendedLength ? 65_535 : 255)
+                channel.noteAdjustment("\(file.name): \(sw) at Le=\(length == 256 ? "00" : "0000"): explicit Le from now on (at most \(readCap))")
+                channel.noteRecovery("maximumLeRefused", file: file, offset: data.count, detail: "\(sw) at Le=\(length): repeated with an explicit Le")
+                continue
+            }
             if shortFileID != nil, data.isEmpty, !Self.answersRead(sw) {
                 // The chip did not take the short EF identifier (6B00, 6D00, 6A86, 6986, ...).
                 throw ProtocolError.commandFailed("READ BINARY by short EF identifier", sw)

@@ -40,6 +40,9 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     case noProgress(LDSFile)
     /// Length adjustments did not converge (6700 / 6Cxx at every Le tried).
     case lengthNegotiationFailed(LDSFile)
+    /// A `61xx` answer went on past the bounds of one response (ISO/IEC 7816-4 §5.1.3: GET
+    /// RESPONSE pieces of more than 65538 bytes in all, or more pieces than such a response needs).
+    case responseTooLong(pieces: Int, bytes: Int)
     /// A cryptographic primitive failed.
     case crypto(CryptoError)
     /// A command could not be encoded.
@@ -98,6 +101,7 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedFile: return "malformedFile"
         case .noProgress: return "noProgress"
         case .lengthNegotiationFailed: return "lengthNegotiationFailed"
+        case .responseTooLong: return "responseTooLong"
         case .crypto: return "cryptoFailure"
         case .apdu: return "apduEncoding"
         case .cancelled: return "cancelled"
@@ -145,6 +149,8 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedFile(let f, let e): return "\(f.name) has a malformed header: \(e)"
         case .noProgress(let f): return "the chip returned no data for \(f.name)"
         case .lengthNegotiationFailed(let f): return "no READ BINARY length accepted for \(f.name)"
+        case .responseTooLong(let pieces, let bytes):
+            return "the chip's answer went on past \(bytes) bytes in \(pieces) GET RESPONSE pieces: abandoned"
         case .crypto(let e): return "cryptographic failure: \(e)"
         case .apdu(let e): return "APDU encoding failed: \(e)"
         case .cancelled: return "read cancelled"

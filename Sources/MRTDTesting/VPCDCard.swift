@@ -163,7 +163,9 @@ public final class VPCDCard: Sendable {
                 hold.wait()
                 state.withLock { $0.holding = false }
             }
-            let response = call { await $0.process(message) }
+            // A chip that no longer answers (`lock-after-failed-access`) is deactivated: the card
+            // leaves the reader, as the field reports describe ("tag already deactivated").
+            guard let response = call({ await $0.respond(to: message) }) else { return }
             guard Self.send(response, fd) else { return }
         }
     }

@@ -149,7 +149,10 @@ public final class VirtualCardSlot: Sendable {
         }
         switch step {
         case .fail(let error): throw error
-        case .deliver(let chip, let fault): return await chip.process(command, injecting: fault)
+        case .deliver(let chip, let fault):
+            // A locked chip (`lock-after-failed-access`) does not answer.
+            guard let answer = await chip.respond(to: command, injecting: fault) else { throw TransportError.timeout }
+            return answer
         }
     }
 

@@ -87,6 +87,13 @@ extension VirtualChip {
             // EF.CardSecurity is readable after PACE (Doc 9303-10 §3.11.2).
             guard secureMessaging != nil else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
             file = .cardSecurity
+        case LDSFile.atrInfo.shortFileID:
+            // gmrtd#226: refused before access control on some chips.
+            if configuration.quirks.contains(.efDir6982BeforeAccess) && secureMessaging == nil {
+                quirkState.refusedBeforeAccess += 1
+                return ResponseAPDU(statusWord: .securityStatusNotSatisfied)
+            }
+            file = .atrInfo
         default: return ResponseAPDU(statusWord: .fileNotFound)
         }
         guard configuration.files[file] != nil else { return ResponseAPDU(statusWord: .fileNotFound) }

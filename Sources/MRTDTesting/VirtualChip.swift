@@ -34,6 +34,9 @@ public struct VirtualChipConfiguration: Sendable {
     public var pace: VirtualPACE?
     /// Chip Authentication and Active Authentication keys and faults (`VirtualChip+Authentication`).
     public var authentication: VirtualChipAuthentication?
+    /// Behaviours of real chips from field reports (`VirtualChip+Quirks.swift`, docs/field-quirks.md);
+    /// set them with ``with(quirks:)``.
+    public var quirks: Set<VirtualChipQuirk> = []
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -76,6 +79,8 @@ public actor VirtualChip: APDUTransport {
     var paceState = VirtualPACEState()
     /// Chip/Active Authentication progress (`VirtualChip+Authentication`).
     var authenticationState = VirtualChipAuthenticationState()
+    /// What the quirks remember (`VirtualChip+Quirks.swift`).
+    var quirkState = VirtualQuirkState()
     /// Exchanges handled so far.
     public private(set) var exchangeCount = 0
 
@@ -88,36 +93,59 @@ public actor VirtualChip: APDUTransport {
     public var isAuthenticated: Bool { secureMessaging != nil }
 
     public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-        process(command)
+        // A locked chip (`lock-after-failed-access`) does not answer: the reader times out.
+        guard let answer = await respond(to: command) else { throw TransportError.timeout }
+        return answer
     }
 
     /// Handles one command APDU and returns the response APDU, status word included; `fault` makes
     /// the chip misbehave on this exchange (`VirtualChip+Faults.swift`).
     public func process(_ bytes: [UInt8], injecting fault: VirtualChipFault? = nil) -> [UInt8] {
         defer { exchangeCount += 1 }
+        if let answer = quirkGetResponse(bytes) { return answer }
+        return quirkPieces(processCommand(bytes, injecting: fault))
+    }
+
+    private func processCommand(_ bytes: [UInt8], injecting fault: VirtualChipFault?) -> [UInt8] {
         let index = exchangeCount
         if let answer = answer(to: bytes, injecting: fault) { return answer }
         guard let command = try? CommandAPDU(bytes: bytes) else {
             return ResponseAPDU(statusWord: .wrongLength).bytes
         }
+        let quirks = configuration.quirks
         // ISO/IEC 7816-3 §12.1.3: an extended-length APDU has 00 where a short one has Lc or Le.
-        if bytes.count >= 7 && bytes[4] == 0x00 {
+        let extended = bytes.count >= 7 && bytes[4] == 0x00
+        if extended {
             guard configuration.extendedLength else { return ResponseAPDU(statusWord: .wrongLength).bytes }
         }
+        // gmrtd#410: extended length announced, refused in fact.
+        let refuseExtended = extended && quirks.contains(.extendedAnnouncedRefused) && (command.ins == 0xB0 || command.ins == 0xB1)
         guard var sm = secureMessaging else {
-            return handle(command).bytes
+            if refuseExtended { return ResponseAPDU(statusWord: .wrongLength).bytes }
+            let response = handle(command)
+            quirkNoteAccess(ins: command.ins, status: response.statusWord)
+            return response.bytes
         }
         guard command.cla & 0x0C == 0x0C, let plain = sm.unprotectCommand(command) else {
             // ISO/IEC 7816-4 §10: an SM error ends the session; the answer is plain.
             dropSession()
             return ResponseAPDU(statusWord: .smDataObjectsIncorrect).bytes
         }
+        if extended && quirks.contains(.smBare6700Extended) && (plain.ins == 0xB0 || plain.ins == 0xB1) {
+            // gmrtd#457: the command was verified (the SSC moved on), the answer is a bare 6700 and
+            // the session goes on.
+            secureMessaging = sm
+            return ResponseAPDU(statusWord: .wrongLength).bytes
+        }
         let response: ResponseAPDU
         if case .status(let sw) = fault {
             response = ResponseAPDU(statusWord: sw)  // the command is not carried out
+        } else if refuseExtended {
+            response = ResponseAPDU(statusWord: .wrongLength)
         } else {
             response = handle(plain)
         }
+        quirkNoteAccess(ins: plain.ins, status: response.statusWord)
         guard secureMessaging != nil else { return response.bytes }
         do {
             var wrapped = try sm.protectResponse(response, oddINS: plain.ins & 1 == 1)
@@ -217,6 +245,8 @@ public actor VirtualChip: APDUTransport {
     private func externalAuthenticate(_ command: CommandAPDU) -> ResponseAPDU {
         guard let rndIC else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
         self.rndIC = nil  // one attempt per challenge
+        // bettse/passy#3, NFCPassportReader#169: a chip that wants PACE refuses BAC here.
+        if configuration.quirks.contains(.bac6A88) { return ResponseAPDU(statusWord: .referencedDataNotFound) }
         guard command.data.count == 40 else { return ResponseAPDU(statusWord: .wrongLength) }
         var (kEnc, kMac) = BAC.accessKeys(for: configuration.accessKey)
         defer {
@@ -276,6 +306,9 @@ public actor VirtualChip: APDUTransport {
         if ne > configuration.maxReadLength { return ResponseAPDU(statusWord: .wrongLength) }
         if configuration.rejectsMaximumLe && (ne == 256 || ne == 65_536) {
             return ResponseAPDU(statusWord: .wrongLength)
+        }
+        if configuration.quirks.contains(.le00Refused6B00) && (ne == 256 || ne == 65_536) {
+            return ResponseAPDU(statusWord: .wrongParametersOffset)  // NFCPassportReader#89
         }
         let offset: Int
         var wrapperOverhead = 0

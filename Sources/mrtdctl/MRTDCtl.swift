@@ -99,6 +99,8 @@ struct Read: AsyncParsableCommand {
         if !simulate && (faultChip.isActive || faultChip.noCardAccess) {
             throw ValidationError("--sim-fault, --sim-remove-at and --sim-no-card-access need --simulate")
         }
+        _ = try chip.quirks()
+        if !simulate && !chip.quirkNames.isEmpty { throw ValidationError("--sim-quirk needs --simulate") }
     }
 
     func run() async throws {
@@ -123,6 +125,7 @@ struct Read: AsyncParsableCommand {
             let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
             var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
             configuration.authentication = authentication?.chip
+            configuration = configuration.with(quirks: try chip.quirks())
             if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
             if faultChip.isActive {
                 // A card slot: pulled and presented again as scheduled; the read reconnects.
@@ -234,6 +237,21 @@ struct SimulationOptions: ParsableArguments {
 
     @Flag(name: .customLong("sim-lds2"), help: "The virtual chip also has the LDS2 application.")
     var lds2 = false
+
+    @Option(name: .customLong("sim-quirk"), help: ArgumentHelp(
+        "A behaviour of real chips from field reports (docs/field-quirks.md), repeatable: \(VirtualChipQuirk.names).",
+        valueName: "NAME"))
+    var quirkNames: [String] = []
+
+    /// The quirks asked for with `--sim-quirk`.
+    func quirks() throws -> Set<VirtualChipQuirk> {
+        try Set(quirkNames.map { name in
+            guard let quirk = VirtualChipQuirk(name: name) else {
+                throw ValidationError("--sim-quirk '\(name)': expected one of \(VirtualChipQuirk.names)")
+            }
+            return quirk
+        })
+    }
 
     func makeSpecimen(extraDataGroups: [Int: [UInt8]] = [:]) throws -> SpecimenDocument {
         try SpecimenDocument.make(

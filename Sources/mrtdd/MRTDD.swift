@@ -61,6 +61,18 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("sim-latency-ms"), help: "Delay per APDU of the virtual readers, in milliseconds.")
     var simLatency = 0
 
+    @Option(name: .customLong("sim-quirk"), help: ArgumentHelp(
+        "With --simulate: a behaviour of real chips from field reports (docs/field-quirks.md) on every virtual chip, repeatable: \(VirtualChipQuirk.names).",
+        valueName: "NAME"))
+    var simQuirks: [String] = []
+
+    func validate() throws {
+        for name in simQuirks where VirtualChipQuirk(name: name) == nil {
+            throw ValidationError("--sim-quirk '\(name)': expected one of \(VirtualChipQuirk.names)")
+        }
+        if !simulate && !simQuirks.isEmpty { throw ValidationError("--sim-quirk needs --simulate") }
+    }
+
     @Flag(name: .customLong("no-default-trust"), help: "Do not trust the shipped master lists (default-trust = no).")
     var noDefaultTrust = false
 
@@ -104,7 +116,9 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         var readerBackends: [any ReaderBackend] = []
         let engine: StandardReadEngine
         if simulate {
-            readerBackends.append(try Simulation.backend(readers: max(1, simReaders), latency: .milliseconds(simLatency)))
+            readerBackends.append(try Simulation.backend(
+                readers: max(1, simReaders), latency: .milliseconds(simLatency),
+                quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) })))
             engine = StandardReadEngine(store: try Simulation.store(), summary: Simulation.trustStore)
             logger.notice("simulation: virtual readers with the specimen documents; only the TEST-ONLY CSCA is trusted")
         } else {
@@ -166,9 +180,9 @@ enum Simulation {
         return store
     }
 
-    static func backend(readers: Int, latency: Duration) throws -> VirtualReaderBackend {
+    static func backend(readers: Int, latency: Duration, quirks: Set<VirtualChipQuirk> = []) throws -> VirtualReaderBackend {
         let backend = VirtualReaderBackend()
-        let documents = try documents()
+        let documents = try documents().map { $0.with(quirks: quirks) }
         for index in 0..<readers {
             let name = "Virtual Reader \(index)"
             backend.addReader(name, latency: latency)

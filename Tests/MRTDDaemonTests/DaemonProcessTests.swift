@@ -78,6 +78,43 @@ import Testing
         for secret in ["L898902C", "740812", "ERIKSSON", "ANNA"] { #expect(!logs.contains(secret)) }
     }
 
+    /// `mrtdd --simulate --sim-quirk NAME` (docs/field-quirks.md): every virtual chip shows the
+    /// quirk, and the reads still end `valid`; an unknown name is refused at start.
+    @Test func theSimulatingDaemonServesChipQuirksAndRefusesUnknownOnes() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let config = directory.appendingPathComponent("mrtdd.conf")
+        try "# test\nsocket-group = \n".write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.executable("mrtdd"))
+        process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "2", "--socket", socket,
+                             "--sim-quirk", "respond-61xx", "--sim-quirk", "le00-6b00"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let client = DaemonClient(socketPath: socket)
+        try await Self.waitForSocket(socket, client: client)
+        let passport = try await client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
+        #expect(passport.result?.status == .valid)
+        #expect(passport.result?.transport.adjustments.contains { $0.hasPrefix("61xx") } == true)
+        let card = try await client.createRead(.init(reader: "Virtual Reader 1", access: .init(can: "123456")), wait: true)
+        #expect(card.result?.status == .valid)
+        // The ID card's EF.CardAccess is read in plain with Le 0000 first: 6B00, then explicitly.
+        #expect(card.result?.transport.recoveries.contains { $0.kind == "maximumLeRefused" } == true)
+        process.terminate()
+        #expect(try await Self.waitForExit(process) == 0)
+
+        let refused = Process()
+        refused.executableURL = URL(fileURLWithPath: try Self.executable("mrtdd"))
+        refused.arguments = ["--config", config.path, "--simulate", "--socket", socket, "--sim-quirk", "no-such-quirk"]
+        let errors = Pipe()
+        refused.standardError = errors
+        try refused.run()
+        #expect(try await Self.waitForExit(refused) != 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("respond-61xx"), "the error lists the valid names")
+    }
+
     @Test func theDaemonTakesTheSocketSystemdPasses() async throws {
         let activate = "/usr/bin/systemd-socket-activate"
         guard FileManager.default.isExecutableFile(atPath: activate) else {

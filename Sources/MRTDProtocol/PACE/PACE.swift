@@ -79,7 +79,8 @@ public enum PACE {
                 defer { secureWipe(&mapSK) }
                 let mapPK = try group.publicKey(privateKey: mapSK, generator: group.generator)
                 let step = "GA step 2 (mapping)"
-                let answer = try await generalAuthenticate(channel, step: step, data: TLV.encode(tag: 0x81, value: mapPK))
+                let answer = try await generalAuthenticate(
+                    channel, step: step, data: TLV.encode(tag: 0x81, value: mapPK), answerLength: mapPK.count + 8)
                 let theirs = try element(0x82, in: answer, step: step)
                 try validate(theirs, ours: mapPK, group: group, step: step)
                 var h = try group.sharedElement(privateKey: mapSK, peerPublicKey: theirs)
@@ -113,7 +114,8 @@ public enum PACE {
             throw ProtocolError.crypto(error)
         }
         defer { secureWipe(&ephSK) }
-        let answer3 = try await generalAuthenticate(channel, step: step3, data: TLV.encode(tag: 0x83, value: ephPK))
+        let answer3 = try await generalAuthenticate(
+            channel, step: step3, data: TLV.encode(tag: 0x83, value: ephPK), answerLength: ephPK.count + 8)
         let chipEphPK = try element(0x84, in: answer3, step: step3)
         try validate(chipEphPK, ours: ephPK, group: group, step: step3)
         var kEnc: [UInt8]
@@ -210,11 +212,17 @@ public enum PACE {
 
     /// One GENERAL AUTHENTICATE (ISO/IEC 7816-4 §11.5.5): command chaining (CLA 10) for steps 1-3,
     /// dynamic authentication data `7C` both ways, Le 00.
+    ///
+    /// `answerLength` is the size the answer is expected to have: answers that grow with the key size
+    /// (a DH-2048 public key: 264 bytes with its tags) ask for an extended Le when the link carries
+    /// it; on a short link Le 00 stays and a longer answer comes through `61xx` (``ChipChannel``).
     private static func generalAuthenticate(
-        _ channel: ChipChannel, step: String, data: [UInt8], last: Bool = false, password: PACEPassword? = nil
+        _ channel: ChipChannel, step: String, data: [UInt8], last: Bool = false, password: PACEPassword? = nil,
+        answerLength: Int = 0
     ) async throws -> [TLV] {
+        let extendedLe = answerLength > 256 && channel.transport.capabilities.extendedLength
         let command = CommandAPDU(cla: last ? 0x00 : 0x10, ins: 0x86, p1: 0, p2: 0,
-                                  data: TLV.encode(tag: 0x7C, value: data), ne: 256)
+                                  data: TLV.encode(tag: 0x7C, value: data), ne: extendedLe ? 65_536 : 256)
         let response = try await channel.send(command)
         guard response.statusWord.isSuccess else {
             // A wrong password shows at the last step: the chip cannot verify T_IFD (63xx, or 6982).

@@ -47,6 +47,8 @@ final class LibNFCDevice: @unchecked Sendable {
 
     /// The largest response `nfc_initiator_transceive_bytes` may return (PN53x extended frame).
     private static let receiveCapacity = 264
+    /// ``ReaderProfile/minimumExchangeTimeout`` in libnfc's milliseconds.
+    static let minimumTimeoutMilliseconds = Int32(ReaderProfile.minimumExchangeTimeout.components.seconds * 1000)
 
     init(connstring: String, device: OpaquePointer, configuration: LibNFCBackend.Configuration,
          emit: @escaping @Sendable (ReaderEvent) -> Void, onLost: @escaping @Sendable (LibNFCDevice) -> Void) {
@@ -200,7 +202,8 @@ final class LibNFCDevice: @unchecked Sendable {
             throw TransportError.commandTooLong(command.count, max: limits.maxCommandLength)
         }
         var response = [UInt8](repeating: 0, count: Self.receiveCapacity)
-        let timeout = configuration.exchangeTimeoutMilliseconds
+        // Slow chips (1.5 s and more per READ BINARY) must not be cut off: ReaderProfile's floor.
+        let timeout = max(configuration.exchangeTimeoutMilliseconds, Self.minimumTimeoutMilliseconds)
         let res = call { pnd in
             command.withUnsafeBufferPointer { tx in
                 response.withUnsafeMutableBufferPointer { rx in

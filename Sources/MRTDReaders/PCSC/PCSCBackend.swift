@@ -81,10 +81,11 @@ public final class PCSCBackend: ReaderBackend, @unchecked Sendable {
             } else if let direct = try? context.connectDirect(reader: name) {
                 let probed = ReaderCapabilityProbe.probe(direct)
                 direct.disconnect(reset: false)
-                capabilities = probed?.0 ?? .extended
-                if let (caps, source) = probed { cache.store(name, caps, source: source) }
+                let (caps, source) = ReaderCapabilityProbe.decide(readerName: name, probed: probed)
+                capabilities = caps
+                if source != .assumed { cache.store(name, caps, source: source) }
             } else {
-                capabilities = .extended
+                capabilities = ReaderCapabilityProbe.decide(readerName: name, probed: nil).0
             }
         }
         return ReaderDescriptor(name: name, backend: .pcsc, capabilities: capabilities, cardPresent: false)

@@ -69,7 +69,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
                         card.disconnect(reset: false)
                         throw status
                     }
-                    let (readerCaps, source) = decideCapabilities(card: card, options: options)
+                    let (readerCaps, source) = decideCapabilities(card: card, reader: name, options: options)
                     cache.store(name, readerCaps, source: source)
                     let descriptor = ReaderDescriptor(
                         name: name, backend: .pcsc, capabilities: readerCaps, cardPresent: true)
@@ -105,11 +105,13 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
         return .backendFailure(.pcsc, status.description)
     }
 
-    static func decideCapabilities(card: PCSCContext.Card, options: PCSCOptions) -> (TransportCapabilities, CapabilitySource) {
+    static func decideCapabilities(
+        card: PCSCContext.Card, reader name: String, options: PCSCOptions
+    ) -> (TransportCapabilities, CapabilitySource) {
         // ISO/IEC 7816-3 §12.2: extended APDUs over T=0 need ENVELOPE; stay short.
         if card.isT0 || options.extendedLength == .never { return (.shortOnly, .configured) }
         if options.extendedLength == .always { return (.extended, .configured) }
-        return ReaderCapabilityProbe.probe(card) ?? (.extended, .assumed)
+        return ReaderCapabilityProbe.decide(readerName: name, probed: ReaderCapabilityProbe.probe(card))
     }
 
     func transmit(_ command: [UInt8]) async throws -> [UInt8] {

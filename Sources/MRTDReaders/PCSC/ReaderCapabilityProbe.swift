@@ -12,6 +12,8 @@ enum CapabilitySource: Sendable, Equatable {
     case assumed
     /// Fixed by the backend's options or by T=0.
     case configured
+    /// A reader known by name (``ReaderProfile``) whatever its driver claims.
+    case profile
 }
 
 /// Learns what a PC/SC reader carries. The parsing is pure; `probe` talks to the driver.
@@ -54,6 +56,16 @@ enum ReaderCapabilityProbe {
         return TransportCapabilities(
             extendedLength: true, maxCommandLength: Int(min(size, 65_544)),
             maxResponseLength: TransportCapabilities.extended.maxResponseLength)
+    }
+
+    /// The reader's capabilities from its name and what its driver said (``ReaderProfile``): a
+    /// reader known by name keeps its profile's limits, else the probe decides.
+    static func decide(
+        readerName: String, probed: (TransportCapabilities, CapabilitySource)?
+    ) -> (TransportCapabilities, CapabilitySource) {
+        let profile = ReaderProfile.decide(readerName: readerName, probed: probed?.0)
+        if profile.isKnownByName { return (profile.capabilities, .profile) }
+        return probed ?? (.extended, .assumed)
     }
 
     /// Asks the driver behind `card` (a card or a direct connection).

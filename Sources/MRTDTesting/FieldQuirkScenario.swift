@@ -1,0 +1,79 @@
+import MRTDCore
+import MRTDCrypto
+import MRTDProtocol
+
+/// One row of docs/field-quirks.md as a read to run: a virtual chip with the quirk, the same chip
+/// without it, and what the read must end with. The in-process tests and the pcscd + vpcd tests
+/// run the same scenarios.
+public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
+    public var name: String
+    public var quirk: VirtualChipQuirk
+    /// The chip with the quirk.
+    public var configuration: VirtualChipConfiguration
+    /// The same chip, well behaved.
+    public var wellBehaved: VirtualChipConfiguration
+    public var access: AccessPolicy
+    public var dataGroups: [Int]
+    /// nil: the read ends `valid` with the well-behaved chip's files; else the error code it must
+    /// end with (nothing can be done).
+    public var expectedError: String?
+
+    public var description: String { name }
+
+    public static let key = try! MRZ(SpecimenDocument.erikssonMRZ).accessKey
+
+    /// The read options for this scenario (the trust store is the caller's).
+    public func options(recovery: RecoveryPolicy = .init(reconnectDelay: .zero)) -> ReadOptions {
+        ReadOptions(accessKey: .mrz(Self.key), dataGroups: dataGroups, access: access, recovery: recovery)
+    }
+
+    /// Every scenario but `lock-after-failed-access`, which takes several reads of one chip.
+    public static func all() throws -> [FieldQuirkScenario] {
+        let specimen = try SpecimenDocument.make()
+        func bac(extendedLength: Bool = true) -> VirtualChipConfiguration {
+            // The well-behaved reference answers 9000 at the end of a file.
+            VirtualChipConfiguration(files: specimen.files, accessKey: key, extendedLength: extendedLength,
+                                     endOfFileStatus: .success)
+        }
+        func pace(_ info: PACEInfo, extendedLength: Bool = true, bac: Bool = false) throws -> VirtualChipConfiguration {
+            var config = try VirtualChipConfiguration.paceChip(document: specimen, accessKey: key, infos: [info], bac: bac)
+            config.extendedLength = extendedLength
+            config.maxReadLength = extendedLength ? 65_536 : 256
+            config.endOfFileStatus = .success
+            return config
+        }
+        let gm = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 12)
+        let dh2048 = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!, parameterID: 2)
+        func row(_ name: String, _ quirk: VirtualChipQuirk, _ base: VirtualChipConfiguration, access: AccessPolicy,
+                 dataGroups: [Int] = [1, 2], error: String? = nil) -> FieldQuirkScenario {
+            FieldQuirkScenario(name: "\(quirk) (\(name))", quirk: quirk, configuration: base.with(quirks: [quirk]),
+                               wellBehaved: base, access: access, dataGroups: dataGroups, expectedError: error)
+        }
+        return [
+            row("BAC, extended length", .respond61xx, bac(), access: .bac),
+            // DH-2048 needs extended length for the terminal's own 264-byte GA commands (no command
+            // chaining here); the chip's answers of the same size come in 61xx pieces all the same.
+            row("PACE DH-2048", .respond61xx, try pace(dh2048), access: .pace),
+            row("PACE ECDH, short APDUs", .respond61xx, try pace(gm, extendedLength: false), access: .pace),
+            row("BAC", .smBare6700Extended, bac(), access: .bac),
+            row("PACE, short APDUs", .le00Refused6B00, try pace(gm, extendedLength: false), access: .auto),
+            row("PACE, extended length", .le00Refused6B00, try pace(gm), access: .auto),
+            row("BAC, short APDUs", .eof6282, bac(extendedLength: false), access: .bac),
+            row("PACE", .efDir6982BeforeAccess, try pace(gm), access: .auto),
+            row("PACE chip, access auto", .bac6A88, try pace(gm, bac: true), access: .auto),
+            row("PACE chip, BAC asked for", .bac6A88, try pace(gm, bac: true), access: .bac, error: "bacNotSupported"),
+            row("BAC", .extendedAnnouncedRefused, bac(), access: .bac),
+            row("BAC, DG1", .slowRead1500ms, bac(), access: .bac, dataGroups: [1]),
+        ]
+    }
+
+    /// `lock-after-failed-access`: a BAC chip that goes mute after ``VirtualChip/lockThreshold``
+    /// failed authentications.
+    public static func lockingChip() throws -> VirtualChipConfiguration {
+        let specimen = try SpecimenDocument.make()
+        return VirtualChipConfiguration(files: specimen.files, accessKey: key).with(quirks: [.lockAfterFailedAccess])
+    }
+
+    /// An access key that does not open the specimen.
+    public static let wrongKey = try! MRZKey(documentNumber: "X12345678", dateOfBirth: "800101", dateOfExpiry: "300101")
+}

@@ -1,0 +1,143 @@
+import MRTDCore
+import MRTDProtocol
+
+/// Behaviours of real chips found in public field reports (docs/field-quirks.md): each one a switch
+/// of the virtual chip, of `mrtdctl read --simulate --sim-quirk NAME` and of `mrtdd --simulate
+/// --sim-quirk NAME`, so that anyone can reproduce it.
+public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// T=0 style: every answer longer than ``VirtualChip/quirkPieceLength`` bytes (plain or protected)
+    /// comes in pieces: the first piece and `61xx`, the rest fetched with GET RESPONSE (00 C0 00 00 Le).
+    case respond61xx = "respond-61xx"
+    /// Inside secure messaging, an extended-length command is verified (the chip's SSC advances) and
+    /// answered with a bare, unprotected `6700`; the session goes on (gmrtd#457).
+    case smBare6700Extended = "sm-bare-6700-extended"
+    /// READ BINARY with Le = 00 (256) or 0000 (65536) is refused with `6B00`; an explicit Le works
+    /// (NFCPassportReader#89), also on the plain read of EF.CardAccess.
+    case le00Refused6B00 = "le00-6b00"
+    /// A READ BINARY that reaches the end of the file answers `6282` with the last bytes
+    /// (NFCPassportReader#91).
+    case eof6282 = "eof-6282"
+    /// EF.DIR and EF.ATR/INFO (master file) answer `6982` before access control and are readable
+    /// after it (gmrtd#226).
+    case efDir6982BeforeAccess = "ef-dir-6982-before-access"
+    /// GET CHALLENGE works but BAC's EXTERNAL AUTHENTICATE answers `6A88`: the chip wants PACE
+    /// (bettse/passy#3, NFCPassportReader#169).
+    case bac6A88 = "bac-6a88"
+    /// The chip announces extended length (ATR card capabilities) yet answers `6700` to every
+    /// extended-length READ BINARY (gmrtd#410).
+    case extendedAnnouncedRefused = "extended-announced-refused"
+    /// Every READ BINARY takes 1.5 s to answer (NFCPassportReader#107, passport-reader#16).
+    case slowRead1500ms = "slow-read-1500ms"
+    /// After ``VirtualChip/lockThreshold`` failed access attempts (BAC or PACE) the chip stops
+    /// answering for good (passport-reader#10).
+    case lockAfterFailedAccess = "lock-after-failed-access"
+
+    public var description: String { rawValue }
+
+    /// The quirk named `name` (case-insensitive), or nil.
+    public init?(name: String) {
+        self.init(rawValue: name.lowercased())
+    }
+
+    /// Every name, for help texts and error messages.
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+extension VirtualChipConfiguration {
+    /// This configuration with `quirks` switched on.
+    public func with(quirks: Set<VirtualChipQuirk>) -> VirtualChipConfiguration {
+        var config = self
+        config.quirks.formUnion(quirks)
+        if quirks.contains(.eof6282) { config.endOfFileStatus = .endOfFileReached }
+        if quirks.contains(.extendedAnnouncedRefused) || quirks.contains(.smBare6700Extended) {
+            config.extendedLength = true
+        }
+        if quirks.contains(.efDir6982BeforeAccess) {
+            if config.files[.atrInfo] == nil { config.files[.atrInfo] = VirtualChip.specimenATRInfo }
+        }
+        return config
+    }
+}
+
+/// What the quirks remember between commands.
+struct VirtualQuirkState {
+    /// The rest of a `61xx` answer (data and final status word) waiting for GET RESPONSE.
+    var pendingResponse: [UInt8]?
+    /// Failed BAC/PACE authentications seen so far (never reset: the chip's own counter).
+    var failedAccessAttempts = 0
+    /// GET RESPONSE commands answered.
+    var getResponses = 0
+    /// Master-file reads refused before access control (`ef-dir-6982-before-access`).
+    var refusedBeforeAccess = 0
+}
+
+extension VirtualChip {
+    /// With `respond-61xx`, the largest piece the chip returns in its first answer.
+    public static let quirkPieceLength = 128
+    /// With `lock-after-failed-access`, failed access attempts before the chip goes mute.
+    public static let lockThreshold = 3
+    /// With `slow-read-1500ms`, the time each READ BINARY takes.
+    public static let slowReadDelay = Duration.milliseconds(1500)
+    /// A small EF.ATR/INFO (Doc 9303-10 §3.11.3): extended length info, max 0x0800 bytes each way.
+    static let specimenATRInfo: [UInt8] = [0x7F, 0x66, 0x08, 0x02, 0x02, 0x08, 0x00, 0x02, 0x02, 0x08, 0x00]
+
+    /// Whether the chip has stopped answering (`lock-after-failed-access`).
+    public var isLocked: Bool {
+        configuration.quirks.contains(.lockAfterFailedAccess) && quirkState.failedAccessAttempts >= Self.lockThreshold
+    }
+
+    /// Failed access attempts counted so far.
+    public var failedAccessAttempts: Int { quirkState.failedAccessAttempts }
+
+    /// Master-file reads refused with 6982 before access control (`ef-dir-6982-before-access`).
+    public var refusedBeforeAccess: Int { quirkState.refusedBeforeAccess }
+
+    /// GET RESPONSE commands answered so far (`respond-61xx`).
+    public var getResponsesAnswered: Int { quirkState.getResponses }
+
+    /// The answer to `bytes` as the chip gives it on the air: nil when the chip does not answer
+    /// at all (locked), after the delay of a slow chip.
+    public func respond(to bytes: [UInt8], injecting fault: VirtualChipFault? = nil) async -> [UInt8]? {
+        if isLocked { return nil }
+        if configuration.quirks.contains(.slowRead1500ms), bytes.count >= 4, bytes[1] == 0xB0 || bytes[1] == 0xB1 {
+            try? await Task.sleep(for: Self.slowReadDelay)
+        }
+        return process(bytes, injecting: fault)
+    }
+
+    /// GET RESPONSE (ISO/IEC 7816-4 §11.6.1) for a pending `61xx` answer; nil when `bytes` is not one.
+    func quirkGetResponse(_ bytes: [UInt8]) -> [UInt8]? {
+        guard configuration.quirks.contains(.respond61xx), bytes.count == 5,
+              bytes[0] & 0xF0 == 0, bytes[1] == 0xC0, bytes[2] == 0, bytes[3] == 0 else { return nil }
+        guard let pending = quirkState.pendingResponse else {
+            return ResponseAPDU(statusWord: .conditionsNotSatisfied).bytes
+        }
+        quirkState.getResponses += 1
+        let le = bytes[4] == 0 ? 256 : Int(bytes[4])
+        let body = pending.dropLast(2)
+        let piece = Array(body.prefix(le))
+        let rest = Array(body.dropFirst(le))
+        if rest.isEmpty {
+            quirkState.pendingResponse = nil
+            return piece + pending.suffix(2)
+        }
+        quirkState.pendingResponse = rest + pending.suffix(2)
+        return piece + [0x61, UInt8(min(rest.count, 256) & 0xFF)]
+    }
+
+    /// The answer as a T=0 chip gives it (`respond-61xx`): long answers in pieces.
+    func quirkPieces(_ answer: [UInt8]) -> [UInt8] {
+        quirkState.pendingResponse = nil
+        guard configuration.quirks.contains(.respond61xx), answer.count - 2 > Self.quirkPieceLength else { return answer }
+        let body = answer.dropLast(2)
+        let rest = Array(body.dropFirst(Self.quirkPieceLength))
+        quirkState.pendingResponse = rest + answer.suffix(2)
+        return Array(body.prefix(Self.quirkPieceLength)) + [0x61, UInt8(min(rest.count, 256) & 0xFF)]
+    }
+
+    /// Counts a failed access attempt (a wrong BAC cryptogram or PACE token).
+    func quirkNoteAccess(ins: UInt8, status: StatusWord) {
+        guard ins == 0x82 || ins == 0x86 else { return }
+        if status.sw1 == 0x63 || status == .securityStatusNotSatisfied { quirkState.failedAccessAttempts += 1 }
+    }
+}

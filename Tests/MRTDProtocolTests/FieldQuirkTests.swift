@@ -1,0 +1,227 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDTesting
+import MRTDVerification
+import Testing
+
+@testable import MRTDProtocol
+
+/// docs/field-quirks.md, in-process: each chip behaviour from the field reports against the virtual
+/// chip. A read ends `valid` with the well-behaved chip's files, or with the specific error the row
+/// names; never `valid` with other bytes, never an endless loop.
+@Suite struct FieldQuirkTests {
+    static let scenarios = try! FieldQuirkScenario.all()
+
+    static func trust() throws -> TrustStore {
+        var store = TrustStore()
+        _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test CSCA", isTestMaterial: true)
+        return store
+    }
+
+    static func read(_ config: VirtualChipConfiguration, _ scenario: FieldQuirkScenario) async throws -> (DocumentReader.Read, VirtualChip) {
+        let chip = VirtualChip(configuration: config)
+        var options = scenario.options()
+        options.trustStore = try trust()
+        return (await DocumentReader.read(transport: chip, options: options), chip)
+    }
+
+    @Test func everyChipQuirkHasAScenarioAndAName() {
+        let covered = Set(Self.scenarios.map(\.quirk)).union([.lockAfterFailedAccess])
+        #expect(covered == Set(VirtualChipQuirk.allCases))
+        for quirk in VirtualChipQuirk.allCases {
+            #expect(VirtualChipQuirk(name: quirk.rawValue.uppercased()) == quirk)
+        }
+        #expect(VirtualChipQuirk(name: "no-such-quirk") == nil)
+    }
+
+    @Test(arguments: scenarios)
+    func aQuirkyChipReadsLikeAWellBehavedOneOrFailsSpecifically(_ scenario: FieldQuirkScenario) async throws {
+        let started = ContinuousClock.now
+        let (reference, referenceChip) = try await Self.read(scenario.wellBehaved, scenario)
+        let (read, chip) = try await Self.read(scenario.configuration, scenario)
+        let elapsed = ContinuousClock.now - started
+        let t = read.result.transport
+        print("QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code ?? "") in \(t.apdus) APDUs "
+              + "(well-behaved \(reference.result.transport.apdus)); adjustments \(t.adjustments); recoveries \(t.recoveries.map(\.kind))")
+        #expect(t.apdus == (await chip.exchangeCount), "every exchange is counted")
+        #expect(reference.result.status == .valid, "\(reference.result.error?.message ?? "")")
+        #expect(reference.result.transport.apdus == (await referenceChip.exchangeCount))
+        if let code = scenario.expectedError {
+            #expect(read.result.status == .failed)
+            #expect(read.result.error?.code == code, "\(read.result.error?.message ?? "")")
+            #expect(read.files.isEmpty)
+        } else {
+            #expect(read.result.status == .valid, "\(read.result.error?.code ?? ""): \(read.result.error?.message ?? "")")
+            #expect(Set(read.files.keys) == Set(reference.files.keys))
+            for (file, bytes) in reference.files { #expect(read.files[file] == bytes, "\(file.name)") }
+        }
+        #expect(t.apdus < 4 * reference.result.transport.apdus + 300, "bounded: no endless loop")
+        #expect(elapsed < .seconds(120))
+
+        switch scenario.quirk {
+        case .respond61xx:
+            #expect(await chip.getResponsesAnswered > 0)
+            #expect(t.apdus == reference.result.transport.apdus + (await chip.getResponsesAnswered),
+                    "every extra exchange is a GET RESPONSE")
+            #expect(t.adjustments.contains { $0.hasPrefix("61xx") })
+        case .smBare6700Extended:
+            #expect(t.adjustments.contains { $0.contains("gmrtd#457") })
+            // Le 0000 refused, then an explicit extended Le refused: short APDUs from then on.
+            #expect(!t.recoveries.isEmpty && t.recoveries.allSatisfy { $0.kind == "wrongLength" },
+                    "no re-authentication: the session was kept")
+            #expect(t.recoveries.count <= 2)
+        case .le00Refused6B00:
+            #expect(t.recoveries.contains { $0.kind == "maximumLeRefused" })
+            #expect(!t.recoveries.contains { $0.kind == "secureMessagingLost" })
+        case .efDir6982BeforeAccess:
+            #expect(await chip.refusedBeforeAccess == 0, "no master-file read but EF.CardAccess before access control")
+        case .bac6A88 where scenario.expectedError == nil:
+            #expect(read.result.access?.protocol == "PACE")
+        case .extendedAnnouncedRefused:
+            #expect(t.recoveries.contains { $0.kind == "wrongLength" })
+            #expect(t.adjustments.contains { $0.contains("6700") })
+        case .slowRead1500ms:
+            #expect(elapsed >= .milliseconds(1500 * t.readBinaryCommands), "each READ BINARY took its 1.5 s")
+        default:
+            break
+        }
+    }
+
+    // MARK: lock-after-failed-access (passport-reader#10)
+
+    @Test func aWrongKeyIsTriedOnceSoAChipThatLocksIsNotLockedByTheReader() async throws {
+        let chip = VirtualChip(configuration: try FieldQuirkScenario.lockingChip())
+        let wrong = ReadOptions(accessKey: .mrz(FieldQuirkScenario.wrongKey), access: .bac)
+        let first = await DocumentReader.read(transport: chip, options: wrong)
+        #expect(first.result.error?.code == "accessDenied")
+        #expect(await chip.failedAccessAttempts == 1, "one attempt per read: no retry of a refused key")
+        #expect(!(await chip.isLocked))
+        // The right key still opens it.
+        let right = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), access: .bac))
+        #expect(right.result.error == nil, "\(right.result.error?.message ?? "")")
+        #expect(right.files[.dg(1)] != nil)
+    }
+
+    @Test func aChipThatStoppedAnsweringEndsTheReadWithATimeoutNotALoop() async throws {
+        let chip = VirtualChip(configuration: try FieldQuirkScenario.lockingChip())
+        let wrong = ReadOptions(accessKey: .mrz(FieldQuirkScenario.wrongKey), access: .bac)
+        for _ in 0..<VirtualChip.lockThreshold {
+            #expect(await DocumentReader.read(transport: chip, options: wrong).result.error?.code == "accessDenied")
+        }
+        #expect(await chip.isLocked)
+        let before = await chip.exchangeCount
+        let started = ContinuousClock.now
+        let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), access: .bac))
+        #expect(read.result.status == .failed)
+        #expect(read.result.error?.code == "chipTimeout")
+        #expect(read.files.isEmpty)
+        #expect(await chip.exchangeCount == before, "the mute chip answered nothing")
+        #expect(read.result.transport.apdus <= 2, "one attempt, no loop")
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    // MARK: EF.ATR/INFO before and after access control (gmrtd#226)
+
+    @Test func efATRInfoRefusedBeforeAccessControlIsASpecificErrorAndReadableAfterPACE() async throws {
+        let scenario = try #require(Self.scenarios.first { $0.quirk == .efDir6982BeforeAccess })
+        let chip = VirtualChip(configuration: scenario.configuration)
+        let channel = ChipChannel(transport: chip)
+        let reader = FileReader(channel: channel)
+        await #expect(throws: ProtocolError.fileAccessDenied(.atrInfo, .securityStatusNotSatisfied)) {
+            _ = try await reader.read(.atrInfo)
+        }
+        let cardAccess = try await reader.read(.cardAccess)
+        let parameters = try PACEParameters.strongest(in: try SecurityInfos(derEncoded: cardAccess))
+        _ = try await PACE.perform(channel: channel, parameters: parameters,
+                                   password: AccessKey.mrz(FieldQuirkScenario.key).pacePassword, random: SystemRandom())
+        let atrInfo = try await FileReader(channel: channel).read(.atrInfo)
+        #expect(atrInfo == scenario.configuration.files[.atrInfo])
+        #expect(await chip.refusedBeforeAccess == 1)
+    }
+
+    // MARK: The 7816-4 response handling itself
+
+    @Test func an61xxAnswerThatNeverEndsIsAbandonedWithASpecificError() async throws {
+        // A chip that always has "1 more byte": bounded by the piece count.
+        let first = ScriptedTransport.Exchange(command: [0x00, 0x84, 0x00, 0x00, 0x08], response: [0xAA, 0x61, 0x01])
+        let more = ScriptedTransport.Exchange(command: [0x00, 0xC0, 0x00, 0x00, 0x01], response: [0xBB, 0x61, 0x01])
+        let transport = ScriptedTransport([first] + Array(repeating: more, count: ChipChannel.maxResponsePieces + 5))
+        let channel = ChipChannel(transport: transport)
+        await #expect(throws: ProtocolError.responseTooLong(pieces: ChipChannel.maxResponsePieces, bytes: ChipChannel.maxResponsePieces + 1)) {
+            _ = try await channel.send(CommandAPDU(ins: 0x84, p1: 0, p2: 0, ne: 8))
+        }
+        #expect(transport.consumed == ChipChannel.maxResponsePieces + 1)
+        #expect(ProtocolError.responseTooLong(pieces: 1, bytes: 2).code == "responseTooLong")
+    }
+
+    @Test func an61xxAnswerIsCompletedAndA6CxxIsResentWithTheLengthNamed() async throws {
+        let transport = ScriptedTransport([
+            .init(command: [0x00, 0xB0, 0x00, 0x00, 0x00], response: [0x6C, 0x05]),
+            .init(command: [0x00, 0xB0, 0x00, 0x00, 0x05], response: [1, 2, 0x61, 0x03]),
+            .init(command: [0x00, 0xC0, 0x00, 0x00, 0x03], response: [0x6C, 0x02]),
+            .init(command: [0x00, 0xC0, 0x00, 0x00, 0x02], response: [3, 4, 0x61, 0x01]),
+            .init(command: [0x00, 0xC0, 0x00, 0x00, 0x01], response: [5, 0x90, 0x00]),
+        ], capabilities: .shortOnly)
+        let channel = ChipChannel(transport: transport)
+        let response = try await channel.send(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
+        #expect(response.data == [1, 2, 3, 4, 5])
+        #expect(response.statusWord == .success)
+        #expect(channel.report.apdus == 5)
+        #expect(channel.report.recoveries.map(\.kind) == ["exactLength"])
+        #expect(channel.report.adjustments.count == 1)
+    }
+
+    @Test func aBare6700IsKeptInSecureMessagingOnlyForAnExtendedReadBinary() async throws {
+        // Anything else in plain inside secure messaging still means the session is gone.
+        let session = SecureMessaging(cipher: .tripleDES, kEnc: [UInt8](repeating: 1, count: 16),
+                                      kMac: [UInt8](repeating: 2, count: 16), ssc: [UInt8](repeating: 0, count: 8))
+        for (command, kept) in [(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 1000), true),
+                                (CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 100), false),
+                                (CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: [1, 2, 3, 4, 5, 6, 7, 8], ne: 1000), false)] {
+            let channel = ChipChannel(transport: AnswerEverything(answer: [0x67, 0x00]))
+            channel.startSecureMessaging(session)
+            if kept {
+                let response = try await channel.send(command)
+                #expect(response.statusWord == .wrongLength)
+                #expect(channel.secureMessaging != nil)
+            } else {
+                await #expect(throws: ProtocolError.unprotectedResponse(.wrongLength)) { _ = try await channel.send(command) }
+                #expect(channel.secureMessaging == nil)
+            }
+        }
+    }
+
+    @Test func aReaderProfilesAnswerLimitCapsEveryReadBinary() async throws {
+        // The SCL3711 profile: short APDUs, answers of at most 162 bytes (docs/field-quirks.md).
+        let scenario = try #require(Self.scenarios.first { $0.quirk == .eof6282 })
+        let chip = VirtualChip(configuration: scenario.wellBehaved)
+        let link = Capped(chip: chip, capabilities: .init(extendedLength: false, maxCommandLength: 261, maxResponseLength: 162))
+        var options = scenario.options()
+        options.trustStore = try Self.trust()
+        let read = await DocumentReader.read(transport: link, options: options)
+        #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
+        let cap = SecureMessaging.maxPlainLength(fitting: 162, blockSize: 8)
+        #expect(read.result.transport.maxReadLength <= cap && cap < 160)
+        #expect(read.files[.dg(2)] == scenario.wellBehaved.files[.dg(2)])
+    }
+
+    /// A link with a reader's limits in front of a chip.
+    struct Capped: APDUTransport {
+        let chip: VirtualChip
+        let capabilities: TransportCapabilities
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            guard command.count <= capabilities.maxCommandLength else { throw TransportError.commandTooLong(command.count, max: capabilities.maxCommandLength) }
+            let answer = try await chip.transmit(command)
+            guard answer.count <= capabilities.maxResponseLength else { throw TransportError.serviceFailure("answer of \(answer.count) bytes") }
+            return answer
+        }
+    }
+
+    /// A transport answering every command the same.
+    struct AnswerEverything: APDUTransport {
+        let answer: [UInt8]
+        var capabilities: TransportCapabilities { .extended }
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] { answer }
+    }
+}

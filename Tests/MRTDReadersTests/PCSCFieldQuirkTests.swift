@@ -1,0 +1,98 @@
+import Foundation
+import MRTDCore
+import MRTDProtocol
+import MRTDTesting
+import MRTDVerification
+import Testing
+
+@testable import MRTDReaders
+
+/// docs/field-quirks.md through real pcscd and vsmartcard's vpcd: every chip quirk of the catalogue
+/// on the virtual chip behind a PC/SC reader. Each read ends `valid` with the files the same chip
+/// gives in-process when well behaved, or with the specific error of its row. Serialized: one pcscd
+/// per machine.
+@Suite(.serialized) struct PCSCFieldQuirkTests {
+    typealias Support = PCSCTestSupport
+    static let reader = PCSCDaemon.readerName
+
+    static func trust() throws -> TrustStore {
+        var store = TrustStore()
+        _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test CSCA", isTestMaterial: true)
+        return store
+    }
+
+    /// Puts `chip` on the vpcd reader, reads it through the backend with `options`, takes it off.
+    static func readThroughPCSC(
+        _ chip: VirtualChip, options: ReadOptions, daemon: PCSCDaemon, backend: PCSCBackend, events: EventRecorder
+    ) async throws -> (DocumentReader.Read, Int) {
+        let card = VPCDCard(chip: chip, port: daemon.vpcdPort)
+        try await card.insert()
+        let inserted = await events.next(within: .seconds(10)) { $0.isCardInserted && $0.readerName == reader }
+        try #require(inserted != nil, "no cardInserted event")
+        let connection = try await backend.connect(reader: reader)
+        let read = try await Support.within(.seconds(120), "read through pcscd") {
+            await DocumentReader.read(transport: connection, options: options)
+        }
+        await connection.close()
+        let served = card.apdusServed
+        await card.remove()
+        _ = await events.next(within: .seconds(10)) { $0.isCardRemoved && $0.readerName == reader }
+        return (read, served)
+    }
+
+    @Test func everyChipQuirkReadsThroughPcscdAndVpcdAsInProcess() async throws {
+        let scenarios = try FieldQuirkScenario.all()
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            for scenario in scenarios {
+                var options = scenario.options()
+                options.trustStore = try Self.trust()
+                let reference = await DocumentReader.read(
+                    transport: VirtualChip(configuration: scenario.wellBehaved), options: options)
+                #expect(reference.result.status == .valid, "\(scenario): in-process reference")
+                let chip = VirtualChip(configuration: scenario.configuration)
+                let (read, served) = try await Self.readThroughPCSC(
+                    chip, options: options, daemon: daemon, backend: backend, events: events)
+                let t = read.result.transport
+                print("PCSC QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code ?? "") in \(t.apdus) APDUs; "
+                      + "adjustments \(t.adjustments.count), recoveries \(t.recoveries.map(\.kind))")
+                #expect(t.apdus == served, "\(scenario): every APDU reached the card")
+                if let code = scenario.expectedError {
+                    #expect(read.result.status == .failed, "\(scenario)")
+                    #expect(read.result.error?.code == code, "\(scenario): \(read.result.error?.message ?? "")")
+                    #expect(read.files.isEmpty)
+                } else {
+                    #expect(read.result.status == .valid, "\(scenario): \(read.result.error?.code ?? "") \(read.result.error?.message ?? "")")
+                    #expect(read.files == reference.files, "\(scenario): files differ from the well-behaved chip's")
+                }
+                if scenario.quirk == .respond61xx {
+                    #expect(await chip.getResponsesAnswered > 0, "\(scenario): GET RESPONSE went through pcscd")
+                }
+            }
+            await events.stop()
+        }
+    }
+
+    @Test func aChipThatLocksAfterFailedAccessIsTriedOncePerReadAndEndsSpecificallyWhenMute() async throws {
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            let chip = VirtualChip(configuration: try FieldQuirkScenario.lockingChip())
+            let wrong = ReadOptions(accessKey: .mrz(FieldQuirkScenario.wrongKey), access: .bac)
+            for attempt in 1...VirtualChip.lockThreshold {
+                let (read, _) = try await Self.readThroughPCSC(chip, options: wrong, daemon: daemon, backend: backend, events: events)
+                #expect(read.result.error?.code == "accessDenied")
+                #expect(await chip.failedAccessAttempts == attempt, "one authentication per read")
+            }
+            // The chip no longer answers: the card is deactivated on the first command.
+            let right = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), access: .bac)
+            let started = ContinuousClock.now
+            let (read, _) = try await Self.readThroughPCSC(chip, options: right, daemon: daemon, backend: backend, events: events)
+            #expect(read.result.status == .failed)
+            let code = read.result.error?.code ?? ""
+            #expect(["cardRemoved", "chipTimeout"].contains(code), "\(code)")
+            #expect(read.files.isEmpty)
+            #expect(ContinuousClock.now - started < .seconds(30))
+            await events.stop()
+        }
+    }
+}
