@@ -235,10 +235,19 @@ struct SimulationOptions: ParsableArguments {
     @Flag(name: .customLong("sim-lds2"), help: "The virtual chip also has the LDS2 application.")
     var lds2 = false
 
+    @Flag(name: .customLong("sim-full-lds"), help: "The specimen also holds DG5, DG7, DG11, DG12, DG13 and DG16 (read them with --data-groups).")
+    var fullLDS = false
+
+    @Flag(name: .customLong("sim-biometrics"), help: "TEST ONLY: the specimen also holds DG3/DG4 records, served without Terminal Authentication.")
+    var biometrics = false
+
     func makeSpecimen(extraDataGroups: [Int: [UInt8]] = [:]) throws -> SpecimenDocument {
-        try SpecimenDocument.make(
+        var groups = extraDataGroups
+        if fullLDS { groups.merge(SpecimenDocument.additionalDataGroups()) { current, _ in current } }
+        if biometrics { groups.merge(SpecimenDocument.biometricDataGroups()) { current, _ in current } }
+        return try SpecimenDocument.make(
             face: face == .jpeg ? .jpeg : .jpeg2000,
-            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: extraDataGroups)
+            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: groups)
     }
 
     func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {
