@@ -168,10 +168,16 @@ public struct DG13: Sendable, Equatable {
     /// The length of the content inside the outer tag.
     public let contentLength: Int
 
+    /// Checks the outer tag and length only: the content is the issuer's and need not be BER-TLV.
     public init(rawBytes: [UInt8]) throws(LDSError) {
-        let outer = try LDSError.parseOuter(rawBytes, file: .dg(13))
+        let header = try LDSError.wrap { () throws(TLVError) in try TLV.parseHeader(rawBytes) }
+        guard header.tag == 0x6D else { throw .wrongOuterTag(.dg(13), expected: 0x6D, found: header.tag) }
+        guard header.totalLength <= rawBytes.count else {
+            throw .tlv(.truncated(needed: header.length, available: rawBytes.count - header.headerLength))
+        }
+        guard header.totalLength == rawBytes.count else { throw .tlv(.trailingBytes(rawBytes.count - header.totalLength)) }
         self.rawBytes = rawBytes
-        self.contentLength = outer.value.count
+        self.contentLength = header.length
     }
 }
 

@@ -220,6 +220,10 @@ import Testing
         let dg13 = try DG13(rawBytes: TLV.encode(tag: 0x6D, value: [1, 2, 3, 4]))
         #expect(dg13.contentLength == 4)
         #expect(throws: LDSError.self) { try DG13(rawBytes: TLV.encode(tag: 0x6E, value: [1])) }
+        // Issuer content that is not BER-TLV is still kept.
+        #expect(try DG13(rawBytes: TLV.encode(tag: 0x6D, value: [0x5F])).contentLength == 1)
+        #expect(throws: LDSError.self) { try DG13(rawBytes: [0x6D, 0x05, 0x01]) }
+        #expect(throws: LDSError.self) { try DG13(rawBytes: [0x6D, 0x01, 0x01, 0x00]) }
     }
 
     @Test func tagListsOfMultiByteTags() {
