@@ -1,0 +1,46 @@
+import Foundation
+import MRTDCore
+import MRTDProtocol
+import MRTDTesting
+import Testing
+
+@testable import MRTDReaders
+
+/// Every LDS1 data group of the virtual specimen read through a real pcscd and vpcd: the files
+/// arrive byte for byte and are parsed into the result. DG3/DG4 come from the TEST-ONLY virtual
+/// chip that serves them without Terminal Authentication.
+@Suite(.serialized) struct PCSCLDSTests {
+    typealias Support = PCSCTestSupport
+
+    @Test func everyLDS1GroupReadsThroughPcscdAndVpcd() async throws {
+        let specimen = try SpecimenDocument.make(extraDataGroups: SpecimenDocument.additionalDataGroups()
+            .merging(SpecimenDocument.biometricDataGroups()) { a, _ in a })
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            let chip = VirtualChip(configuration: VirtualChipConfiguration(files: specimen.files, accessKey: Support.key))
+            let card = VPCDCard(chip: chip, port: daemon.vpcdPort)
+            try await card.insert(removeAfter: nil)
+            let inserted = await events.next(within: .seconds(10)) { $0.isCardInserted }
+            try #require(inserted != nil, "no cardInserted event")
+            let connection = try await backend.connect(reader: PCSCDaemon.readerName)
+            let read = await Support.read(connection, dataGroups: [1, 2, 3, 4, 5, 7, 11, 12, 13, 16])
+            await connection.close()
+            let r = read.result
+            #expect(r.status == .unverified, "\(String(describing: r.error))")
+            for number in [3, 4, 5, 7, 11, 12, 13, 16] {
+                let same = read.files[.dg(number)] == specimen.files[.dg(number)]
+                #expect(same, "DG\(number) differs")
+            }
+            #expect(r.warnings.isEmpty, "\(r.warnings)")
+            #expect(r.personalDetails?.fullName == SpecimenDocument.Details.fullName)
+            #expect(r.documentDetails?.dateOfIssue == "2007-04-15")
+            #expect(r.personsToNotify?.first?.name == SpecimenDocument.Details.personToNotify)
+            #expect(r.biometrics?.map(\.position) == ["rightIndex", "leftIndex", "rightEye"])
+            #expect(r.images?.count == 7)
+            print("FIGURES pcsc+vpcd full LDS read: \(r.transport.apdus) APDUs, \(r.transport.fileBytes) file bytes, "
+                + "\(String(format: "%.0f", r.durationMs)) ms")
+            await card.remove()
+            await events.stop()
+        }
+    }
+}
