@@ -33,9 +33,7 @@ public struct BiometricGroup: Sendable, Equatable {
         let elements = try LDSError.wrap { () throws(TLVError) in try group.children() }
         let templates = elements.filter { $0.tag == 0x7F60 }
         var warnings: [String] = []
-        let declared = elements.first { $0.tag == 0x02 }.map {
-            $0.value.count <= 2 ? $0.value.reduce(0) { $0 << 8 | Int($1) } : -1
-        }
+        let declared = elements.first { $0.tag == 0x02 }.map(LDSTemplateReader.declaredCount)
         if declared != templates.count {
             warnings.append("\(file) declares \(declared.map(String.init) ?? "no") biometric templates, "
                 + "holds \(templates.count)")

@@ -145,7 +145,7 @@ public struct DG16: Sendable, Equatable {
             warnings += r.warnings
         }
         if let count = children.first(where: { $0.tag == 0x02 }) {
-            let declared = count.value.count <= 2 ? count.value.reduce(0) { $0 << 8 | Int($1) } : -1
+            let declared = LDSTemplateReader.declaredCount(count)
             if declared != persons.count {
                 warnings.append("DG16 declares \(declared) persons to notify, holds \(persons.count)")
             }

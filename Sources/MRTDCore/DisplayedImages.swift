@@ -35,7 +35,7 @@ public struct DisplayedImages: Sendable, Equatable {
         let images = children.filter { $0.tag == imageTag && !$0.value.isEmpty }.map { FaceImage(imageData: $0.bytes) }
         guard !images.isEmpty else { throw .missingDataObject(file, tag: imageTag) }
         if let count = children.first(where: { $0.tag == 0x02 }) {
-            let declared = count.value.count <= 2 ? count.value.reduce(0) { $0 << 8 | Int($1) } : -1
+            let declared = LDSTemplateReader.declaredCount(count)
             if declared != images.count {
                 warnings.append("\(file) declares \(declared) images, holds \(images.count)")
             }

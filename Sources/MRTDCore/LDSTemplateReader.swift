@@ -57,8 +57,8 @@ struct LDSTemplateReader {
                 continue
             }
             let items = inner.filter { $0.tag == tag }
-            if let count = inner.first(where: { $0.tag == 0x02 }), count.value.count <= 2 {
-                let declared = count.value.reduce(0) { $0 << 8 | Int($1) }
+            if let count = inner.first(where: { $0.tag == 0x02 }) {
+                let declared = LDSTemplateReader.declaredCount(count)
                 if declared != items.count {
                     warnings.append("\(file): template 0x\(LDSTemplateReader.hex(wrapper)) declares \(declared) "
                         + "entries, holds \(items.count)")
@@ -136,6 +136,11 @@ struct LDSTemplateReader {
             tags.append(tag)
         }
         return tags
+    }
+
+    /// The value of a count object (`02`): at most two bytes, else -1 (never equal to a count found).
+    static func declaredCount(_ object: TLV) -> Int {
+        object.value.count <= 2 ? object.value.reduce(0) { $0 << 8 | Int($1) } : -1
     }
 
     static func hex(_ t: UInt) -> String {
