@@ -63,6 +63,9 @@ struct Read: AsyncParsableCommand {
     @Option(help: "Write the raw files (EF_COM.bin, EF_SOD.bin, DG1.bin, ...) to this directory.")
     var dump: String?
 
+    @Option(help: "Write the images besides the face (portrait-1.jpg, document-front.jpg, finger-1.wsq, ...; from --data-groups 3,4,5,7,11,12) to this directory.")
+    var images: String?
+
     @Option(help: "Record the session (every APDU and random byte, and the access key: personal data) to this transcript file for `mrtdctl replay`.")
     var record: String?
 
@@ -106,7 +109,7 @@ struct Read: AsyncParsableCommand {
             return try await DaemonRead.run(
                 daemon: daemon, options: daemonRead, mrz: mrz, mrzKey: mrzKey, can: accessOptions.can,
                 reader: direct.reader, accessPolicy: accessOptions.access, dataGroups: try dataGroupNumbers(),
-                json: json, face: face)
+                json: json, face: face, images: images)
         }
         let key = try accessKey()
         let groups = try dataGroupNumbers().map { [1, 2] + $0 } ?? [1, 2, 14, 15]
@@ -155,6 +158,9 @@ struct Read: AsyncParsableCommand {
     private func finish(_ read: DocumentReader.Read) throws {
         if let dump {
             try writeDump(read.files, to: dump)
+        }
+        if let images {
+            try ImageWriter.write(files: read.files, to: images)
         }
         if let face {
             guard let dg2 = read.files[.dg(2)], let image = try? DG2(rawBytes: dg2).faces.first?.imageData else {
