@@ -89,4 +89,34 @@ import Testing
         #expect(!r.warnings.joined().contains("SMITH"))
         #expect(r.images?.map(\.name) == ["finger-1", "iris-1", "signature-1"])
     }
+
+    enum Damage: String, CaseIterable, Sendable { case truncated, wrongOuterTag, badLength, trailingByte }
+
+    static func damaged(_ bytes: [UInt8], _ damage: Damage) -> [UInt8] {
+        switch damage {
+        case .truncated: return Array(bytes.dropLast(2))
+        case .wrongOuterTag: return [0x5A] + bytes.dropFirst()
+        case .badLength: return [bytes[0], 0x84, 0xFF, 0xFF, 0xFF, 0xFF] + bytes.dropFirst(2)
+        case .trailingByte: return bytes + [0x00]
+        }
+    }
+
+    /// Every further group, each kind of damage: a warning naming the group, its fields and images
+    /// absent, the other groups and the read intact.
+    @Test(arguments: [3, 4, 5, 7, 11, 12, 13, 16], Damage.allCases)
+    func eachDamagedGroupIsAWarningAndTheRestStays(_ number: Int, _ damage: Damage) throws {
+        var files = Self.files
+        files[.dg(number)] = Self.damaged(files[.dg(number)]!, damage)
+        let r = Self.assemble(files)
+        #expect(r.status == .unverified)
+        #expect(r.warnings.contains { $0.hasPrefix("DG\(number): ") }, "\(r.warnings)")
+        #expect(r.warnings.count == 1, "\(r.warnings)")
+        #expect(r.images?.contains { $0.dataGroup == "DG\(number)" } != true)
+        let intact = Self.assemble(Self.files)
+        #expect((r.images?.count ?? 0) == intact.images!.count - intact.images!.filter { $0.dataGroup == "DG\(number)" }.count)
+        #expect((r.personalDetails == nil) == (number == 11))
+        #expect((r.documentDetails == nil) == (number == 12))
+        #expect((r.personsToNotify == nil) == (number == 16))
+        #expect((r.optionalDetails == nil) == (number == 13))
+    }
 }
