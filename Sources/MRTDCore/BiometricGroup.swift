@@ -193,11 +193,20 @@ public struct BiometricRecord: Sendable, Equatable {
 
     // MARK: ISO/IEC 39794-4 / 39794-6
 
-    /// ISO/IEC 39794-4 and -6 (DER, extensible): the data block `[APPLICATION n] { versionBlock
-    /// [0], representationBlocks [1] SEQUENCE OF RepresentationBlock, … }`. Each representation
-    /// holds its image as a primitive object whose content starts with an image signature; that
-    /// image is reported with the format its bytes show. Position and size are not decoded.
+    /// ISO/IEC 39794-4 and -6 (DER, extensible): the data block `[APPLICATION 4|6] { versionBlock
+    /// [0], representationBlocks [1] SEQUENCE OF RepresentationBlock, … }` with
+    /// ```
+    /// -4: RepresentationBlock ::= SEQUENCE { position [0] Position, impression [1],
+    ///         imageDataFormat [2], imageData [3] OCTET STRING, … }
+    /// -6: RepresentationBlock ::= SEQUENCE { eyeLabelCode [0] EyeLabelCode, irisImageKind [1], …,
+    ///         irisImageData [9] OCTET STRING, … }
+    /// ```
+    /// The position (a code, possibly inside its `[0]` CHOICE wrapper; finger codes as in
+    /// 19794-4) and the image are read; a representation laid out otherwise still gives its image
+    /// (the first primitive object with an image signature) without a position. The image format
+    /// is the one the bytes show; width and height come from the image header when it has one.
     static func parseISO39794(_ bytes: [UInt8], format: String) throws(LDSError) -> [BiometricRecord] {
+        let finger = format.hasSuffix("-4")
         let top = try LDSError.wrap { () throws(TLVError) in try TLV.parseAll(bytes) }
         var block = top.first { $0.tag & 0xE0 == 0x60 }
         if block == nil, let wrapper = top.first(where: { $0.tag == 0xA1 }) {
@@ -205,12 +214,25 @@ public struct BiometricRecord: Sendable, Equatable {
         }
         guard let block else { throw .unknownBiometricDataBlock }
         guard let representations = try LDSError.wrap({ () throws(TLVError) in try block.child(0xA1) }) else {
-            throw .missingDataObject(.dg(format.hasSuffix("-4") ? 3 : 4), tag: 0xA1)
+            throw .missingDataObject(.dg(finger ? 3 : 4), tag: 0xA1)
         }
         var records: [BiometricRecord] = []
         for representation in try LDSError.wrap({ () throws(TLVError) in try representations.children() }) {
-            guard let image = try firstImage(in: representation, depth: 0) else { continue }
-            records.append(BiometricRecord(format: format, position: nil, declaredFormat: nil, image: image,
+            let fields = representation.isConstructed
+                ? try LDSError.wrap { () throws(TLVError) in try representation.children() } : []
+            let imageTag: UInt = finger ? 0x83 : 0x89
+            var found = fields.first { $0.tag == imageTag && !$0.value.isEmpty }?.bytes
+            if found == nil { found = try firstImage(in: representation, depth: 0) }
+            guard let image = found else { continue }
+            var code = fields.first { $0.tag == 0x80 }
+            if code == nil, let choice = fields.first(where: { $0.tag == 0xA0 }) {
+                code = try LDSError.wrap { () throws(TLVError) in try choice.child(0x80) }
+            }
+            var position: String?
+            if let code, code.value.count == 1, let v = code.value.first.map(Int.init) {
+                position = finger ? (v > 0 && v < fingerPositions.count ? fingerPositions[v] : nil) : [1: "rightEye", 2: "leftEye"][v]
+            }
+            records.append(BiometricRecord(format: format, position: position, declaredFormat: nil, image: image,
                                            width: nil, height: nil))
         }
         return records

@@ -73,6 +73,46 @@ import Testing
         #expect(group.records.allSatisfy { $0.format == "ISO/IEC 39794-4" && $0.imageFormat == "JPEG" && $0.position == nil })
     }
 
+    static func group39794(_ file: LDSFile, blockTag: UInt, representations: [[UInt8]]) -> [UInt8] {
+        let block = TLV.encode(tag: blockTag, children: [
+            TLV.encode(tag: 0xA0, children: [TLV.encode(tag: 0x80, value: [3])]),
+            TLV.encode(tag: 0xA1, children: representations),
+        ])
+        return TLV.encode(tag: file.tag!, children: [TLV.encode(tag: 0x7F61, children: [
+            TLV.encode(tag: 0x02, value: [1]),
+            TLV.encode(tag: 0x7F60, children: [TLV.encode(tag: 0xA1, children: []), TLV.encode(tag: 0x7F2E, value: block)]),
+        ])])
+    }
+
+    @Test func iso39794_4RepresentationsGiveThePositionAndTheImage() throws {
+        // position [0] { code [0] rightIndex (2) }, impression [1], imageDataFormat [2], imageData [3]
+        let finger = { (position: UInt8) in
+            TLV.encode(tag: 0x30, children: [
+                TLV.encode(tag: 0xA0, children: [TLV.encode(tag: 0x80, value: [position])]),
+                TLV.encode(tag: 0xA1, children: [TLV.encode(tag: 0x80, value: [0])]),
+                TLV.encode(tag: 0xA2, children: [TLV.encode(tag: 0x80, value: [2])]),
+                TLV.encode(tag: 0x83, value: Self.wsq),
+            ])
+        }
+        let group = try BiometricGroup(
+            rawBytes: Self.group39794(.dg(3), blockTag: 0x64, representations: [finger(2), finger(6), finger(99)]), file: .dg(3))
+        #expect(group.records.map(\.position) == ["rightIndex", "leftThumb", nil])
+        #expect(group.records.allSatisfy { $0.imageFormat == "WSQ" && $0.image.imageData == Self.wsq })
+        #expect(group.records.first?.format == "ISO/IEC 39794-4")
+    }
+
+    @Test func iso39794_6RepresentationsGiveTheEyeAndTheImage() throws {
+        // eyeLabelCode [0] leftEye (2), irisImageKind [1], …, irisImageData [9]
+        let iris = TLV.encode(tag: 0x30, children: [
+            TLV.encode(tag: 0x80, value: [2]), TLV.encode(tag: 0x81, value: [2]), TLV.encode(tag: 0x82, value: [8]),
+            TLV.encode(tag: 0x89, value: Self.jpeg),
+        ])
+        let group = try BiometricGroup(rawBytes: Self.group39794(.dg(4), blockTag: 0x66, representations: [iris]), file: .dg(4))
+        #expect(group.records.map(\.position) == ["leftEye"])
+        #expect(group.records.first?.format == "ISO/IEC 39794-6")
+        #expect(group.records.first?.imageFormat == "JPEG")
+    }
+
     @Test func brokenTemplatesAreWarningsAndTheOthersStay() throws {
         let good = BiometricRecord.encodeISO19794_4(image: Self.jpeg, position: 1, compression: 3, width: 1, height: 1)
         let truncated = Array(good.dropLast(4))
