@@ -195,7 +195,9 @@ public struct ReadResult: Sendable, Equatable, Codable {
     public struct Check: Sendable, Equatable, Codable {
         /// `passed`, `failed`, `notPerformed`; chip and active authentication also
         /// `passed-unverified-key` (the chip proved it holds the key, but the file the key came from
-        /// is not yet covered by a passing passive authentication; see ``AuthenticationVerdict``).
+        /// is not yet covered by a passing passive authentication; see ``AuthenticationVerdict``);
+        /// the TR-03135 checks also `undetermined` (the check ran but could not decide, e.g. no
+        /// usable CRL for revocation, or a country code with no ISO 3166 counterpart).
         public var result: String
         /// A stable code or a short readable reason.
         public var reason: String?
@@ -208,14 +210,17 @@ public struct ReadResult: Sendable, Equatable, Codable {
         /// The file the key came from (`DG14`, `EF_CardSecurity`, `DG15`): what passive authentication
         /// must cover before the check can pass.
         public var keyFile: String?
+        /// A readable explanation of `result` and `reason` (never personal data).
+        public var detail: String?
         public init(result: String, reason: String? = nil, protocol: String? = nil, keyAgreement: String? = nil,
-                    algorithm: String? = nil, keyFile: String? = nil) {
+                    algorithm: String? = nil, keyFile: String? = nil, detail: String? = nil) {
             self.result = result
             self.reason = reason
             self.protocol = `protocol`
             self.keyAgreement = keyAgreement
             self.algorithm = algorithm
             self.keyFile = keyFile
+            self.detail = detail
         }
         public static func notPerformed(_ reason: String) -> Check {
             Check(result: "notPerformed", reason: reason)
@@ -226,14 +231,36 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var passiveAuthentication: PassiveAuthenticationCheck
         public var chipAuthentication: Check
         public var activeAuthentication: Check
+        // The BSI TR-03135 inspection checks (docs/verification.md). Absent in results written
+        // before they existed; always present in a result of a completed read or `verify`.
+        /// The DSC's and CSCA's country against DG1's issuing state.
+        public var issuingCountry: Check?
+        /// The document's own date of expiry (DG1) against the verification date.
+        public var documentExpiry: Check?
+        /// DG1's MRZ against the MRZ key that opened the chip (BAC, or PACE with an MRZ password).
+        public var accessKeyMatch: Check?
+        /// Structural validity of DG1 (MRZ layout) and DG2 (biometric template) as read.
+        public var dataGroupStructure: Check?
+        /// Revocation of the document signer: `undetermined` when no usable CRL was loaded.
+        public var revocation: Check?
+        /// Deviations from signed deviation lists (Doc 9303-12 §10) that match this document.
+        public var deviations: [DeviationMatch]?
         public init(
             passiveAuthentication: PassiveAuthenticationCheck = .notPerformed("notImplemented"),
             chipAuthentication: Check = .notPerformed("notImplemented"),
-            activeAuthentication: Check = .notPerformed("notImplemented")
+            activeAuthentication: Check = .notPerformed("notImplemented"),
+            issuingCountry: Check? = nil, documentExpiry: Check? = nil, accessKeyMatch: Check? = nil,
+            dataGroupStructure: Check? = nil, revocation: Check? = nil, deviations: [DeviationMatch]? = nil
         ) {
             self.passiveAuthentication = passiveAuthentication
             self.chipAuthentication = chipAuthentication
             self.activeAuthentication = activeAuthentication
+            self.issuingCountry = issuingCountry
+            self.documentExpiry = documentExpiry
+            self.accessKeyMatch = accessKeyMatch
+            self.dataGroupStructure = dataGroupStructure
+            self.revocation = revocation
+            self.deviations = deviations
         }
     }
 

@@ -75,6 +75,10 @@ public enum DocumentReader {
             result.apply(report)
             // Chip and active authentication prove nothing unless PA covers the key they used.
             result.checks.gate(by: report)
+            // BSI TR-03135: country, expiry, access key, structure, revocation, deviation lists.
+            var mrzKey: MRZKey?
+            if case .mrz(let key) = options.accessKey { mrzKey = key }
+            result.applyInspectionChecks(files: outcome.files, report: report, accessKey: mrzKey, trustStore: options.trustStore)
             return Read(result: result, files: outcome.files)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))

@@ -293,11 +293,28 @@ public struct Transcript: Sendable, Equatable, Codable {
         }
         return Replay(
             read: read, mismatch: script.firstMismatch, unusedExchanges: exchanges.count - script.consumed,
-            resultMatches: read.result.withoutTimings == result.withoutTimings)
+            resultMatches: read.result.comparable(toRecorded: result).withoutTimings == result.withoutTimings)
     }
 }
 
 extension ReadResult {
+    /// This (replayed) result as a recording made before the TR-03135 inspection checks existed
+    /// would show it: without those checks and the warnings they add (`documentExpired`,
+    /// `deviation …`). A recording that has them is compared whole. A different `status` stays a
+    /// difference.
+    public func comparable(toRecorded recorded: ReadResult) -> ReadResult {
+        guard recorded.checks.dataGroupStructure == nil, checks.dataGroupStructure != nil else { return self }
+        var copy = self
+        copy.checks.issuingCountry = nil
+        copy.checks.documentExpiry = nil
+        copy.checks.accessKeyMatch = nil
+        copy.checks.dataGroupStructure = nil
+        copy.checks.revocation = nil
+        copy.checks.deviations = nil
+        copy.warnings.removeAll { $0 == "documentExpired" || $0.hasPrefix("deviation ") }
+        return copy
+    }
+
     /// The result with its wall-clock fields zeroed, for comparing two runs of the same session.
     public var withoutTimings: ReadResult {
         var copy = self

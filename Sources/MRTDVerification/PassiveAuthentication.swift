@@ -50,6 +50,7 @@ public enum PassiveAuthentication {
                 externalSigners: { trustStore.documentSigners(matching: $0) })
             report.signatureScheme = signer.scheme
             report.dsc = signer.signer
+            report.signingTime = signer.signingTime
             report.warnings += signer.warnings
             if !signer.signerFromMessage { report.warnings.append("dscFromTrustStore") }
 

@@ -42,6 +42,9 @@ public struct PassiveAuthenticationReport: Sendable {
     public var warnings: [String]
     /// The time verification was performed at.
     public var verifiedAt: Date
+    /// The SOD's signingTime attribute (once its signature verified), if it has one: the best
+    /// estimate of when the document was personalised (deviation lists' issuance periods).
+    public var signingTime: Date?
 
     /// Whether passive authentication passed.
     public var passed: Bool { result == .passed }

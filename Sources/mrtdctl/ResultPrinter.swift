@@ -53,6 +53,7 @@ enum ResultPrinter {
         lines.append(("PA", describe(r.checks.passiveAuthentication)))
         lines.append(("CA", describe(r.checks.chipAuthentication)))
         lines.append(("AA", describe(r.checks.activeAuthentication)))
+        lines += inspectionLines(r.checks)
         let t = r.transport
         lines.append(("Transport", "\(t.apdus) APDUs (\(t.readBinaryCommands) READ BINARY), \(t.bytesSent) bytes sent, "
             + "\(t.bytesReceived) received, \(t.extendedLength ? "extended length" : "short APDUs"), "

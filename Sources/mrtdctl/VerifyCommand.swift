@@ -36,6 +36,11 @@ struct Verify: ParsableCommand {
     @Flag(help: "Print the result model as JSON.")
     var json = false
 
+    @Option(name: .customLong("mrz-key"), help: ArgumentHelp(
+        "The MRZ key the chip was opened with, DOCNO,YYMMDD,YYMMDD (birth, expiry): compared with DG1 (accessKeyMatch).",
+        valueName: "KEY"))
+    var mrzKeyText: String?
+
     func validate() throws {
         if (directory == nil) == (sod == nil) { throw ValidationError("give either a dump DIRECTORY or --sod FILE") }
     }
@@ -50,8 +55,16 @@ struct Verify: ParsableCommand {
             files: files, access: nil, applications: nil, skipped: [], transport: TransportReport(),
             durationMs: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         result.apply(report)
+        result.applyInspectionChecks(files: files, report: report, accessKey: try mrzKey(), trustStore: store)
         print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
         if result.status == .invalid { throw ExitStatus.invalidDocument }
+    }
+
+    private func mrzKey() throws -> MRZKey? {
+        guard let mrzKeyText else { return nil }
+        do { return try MRZKey(parsing: mrzKeyText) } catch {
+            throw ValidationError("--mrz-key: \(error)")
+        }
     }
 
     private func loadFiles() throws -> [LDSFile: [UInt8]] {

@@ -33,6 +33,24 @@ import Testing
         #expect(replay.read.files[.dg(2)] != nil)
     }
 
+    @Test func aRecordingMadeBeforeTheInspectionChecksStillReplaysAsAMatch() async throws {
+        var transcript = try await Self.recorded(extendedLength: true)
+        #expect(transcript.result.checks.dataGroupStructure?.result == "passed")
+        #expect(transcript.result.warnings.contains("documentExpired"))
+        // As an older mrtdd recorded it: no TR-03135 checks, no warning from them.
+        transcript.result.checks = ReadResult.Checks(
+            passiveAuthentication: transcript.result.checks.passiveAuthentication,
+            chipAuthentication: transcript.result.checks.chipAuthentication,
+            activeAuthentication: transcript.result.checks.activeAuthentication)
+        transcript.result.warnings.removeAll { $0 == "documentExpired" }
+        let old = try Transcript(json: try transcript.json())
+        #expect(try await old.replay().resultMatches)
+        // A real difference still shows.
+        var changed = old
+        changed.result.status = .invalid
+        #expect(try await !changed.replay().resultMatches)
+    }
+
     @Test func aCommandThatDiffersStopsTheReplayAtItsIndex() async throws {
         let transcript = try await Self.recorded(extendedLength: true)
         // Short reads change the first READ BINARY (Le=00 instead of Le=0000).

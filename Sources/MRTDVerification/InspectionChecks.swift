@@ -1,0 +1,236 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+
+/// The consistency checks an inspection system runs beside passive authentication (BSI TR-03135
+/// Part 1; the mapping to its requirements is in docs/verification.md): the signer's country
+/// against DG1's issuing state, the document's expiry, DG1 against the access key, the structure
+/// of DG1 and DG2, revocation, and deviation lists (Doc 9303-12 §10).
+///
+/// Every check gives `passed`, `failed`, `undetermined` or `notPerformed`. Reasons are stable codes;
+/// details never carry MRZ values, names or keys.
+public enum InspectionChecks {
+    /// Stable reason codes of the checks.
+    public enum Reason {
+        public static let dg1Malformed = "dg1Malformed"
+        public static let dg2Malformed = "dg2Malformed"
+        public static let dg2NoFace = "dg2NoFace"
+        public static let dataGroupsNotRead = "dataGroupsNotRead"
+        public static let dg1Unavailable = "dg1Unavailable"
+        public static let documentExpired = "documentExpired"
+        public static let expiryDateIncomplete = "expiryDateIncomplete"
+        public static let canAccess = "canAccess"
+        public static let noAccessKey = "noAccessKey"
+        public static let mrzMismatch = "mrzMismatch"
+        public static let signerNotVerified = "signerNotVerified"
+        public static let countryMismatch = "countryMismatch"
+        public static let issuingStateUnmapped = "issuingStateUnmapped"
+        public static let certificateCountryMissing = "certificateCountryMissing"
+        public static let dscRevoked = "dscRevoked"
+        public static let revocationNotChecked = "revocationNotChecked"
+        public static let crlOutdated = "crlOutdated"
+        public static let activeAuthenticationKeyCompromised = "activeAuthenticationKeyCompromised"
+    }
+
+    /// DG1 (MRZ) and DG2 (biometric template) parse as their structures require (Doc 9303-10
+    /// §4.7.1, §4.7.2). A DG2 without a face image fails (Doc 9303-10: the face is mandatory).
+    /// Returns the check and the data groups that failed.
+    public static func dataGroupStructure(files: [LDSFile: [UInt8]]) -> (check: ReadResult.Check, failed: [Int]) {
+        var failed: [Int] = []
+        var reasons: [String] = []
+        var details: [String] = []
+        var checked: [String] = []
+        if let bytes = files[.dg(1)] {
+            checked.append("DG1")
+            do { _ = try DG1(rawBytes: bytes) } catch {
+                failed.append(1)
+                reasons.append(Reason.dg1Malformed)
+                details.append("DG1: \(error)")
+            }
+        }
+        if let bytes = files[.dg(2)] {
+            checked.append("DG2")
+            do {
+                if try DG2(rawBytes: bytes).faces.isEmpty {
+                    failed.append(2)
+                    reasons.append(Reason.dg2NoFace)
+                    details.append("DG2: no face image")
+                }
+            } catch {
+                failed.append(2)
+                reasons.append(Reason.dg2Malformed)
+                details.append("DG2: \(error)")
+            }
+        }
+        if checked.isEmpty {
+            return (ReadResult.Check(result: "notPerformed", reason: Reason.dataGroupsNotRead,
+                                     detail: "neither DG1 nor DG2 was read"), [])
+        }
+        if failed.isEmpty {
+            return (ReadResult.Check(result: "passed", detail: "\(checked.joined(separator: ", ")) well-formed"), [])
+        }
+        return (ReadResult.Check(result: "failed", reason: reasons.joined(separator: ","),
+                                 detail: details.joined(separator: "; ")), failed)
+    }
+
+    /// The document's date of expiry from DG1 against `date`: valid through the day it names (UTC).
+    public static func documentExpiry(mrz: MRZ?, at date: Date) -> ReadResult.Check {
+        guard let mrz else {
+            return ReadResult.Check(result: "notPerformed", reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+        }
+        guard let iso = mrz.dateOfExpiry.iso8601, let end = endOfDay(iso) else {
+            return ReadResult.Check(result: "undetermined", reason: Reason.expiryDateIncomplete,
+                                    detail: "DG1's date of expiry is not a complete calendar date")
+        }
+        if date >= end {
+            return ReadResult.Check(result: "failed", reason: Reason.documentExpired,
+                                    detail: "the document's date of expiry (DG1) has passed")
+        }
+        return ReadResult.Check(result: "passed", detail: "the document has not expired")
+    }
+
+    /// DG1's document number, date of birth and date of expiry against the MRZ key that opened the
+    /// chip. With a CAN there is nothing to compare (`notPerformed`).
+    public static func accessKeyMatch(mrz: MRZ?, accessKey: MRZKey?, password: String?) -> ReadResult.Check {
+        if password == "CAN" {
+            return ReadResult.Check(result: "notPerformed", reason: Reason.canAccess,
+                                    detail: "the chip was opened with a CAN: no MRZ key to compare")
+        }
+        guard let accessKey else {
+            return ReadResult.Check(result: "notPerformed", reason: Reason.noAccessKey, detail: "no MRZ access key (offline verification)")
+        }
+        guard let mrz else {
+            return ReadResult.Check(result: "undetermined", reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+        }
+        let fromChip = mrz.accessKey
+        func normalized(_ s: String) -> String { s.uppercased().filter { $0 != "<" } }
+        var differing: [String] = []
+        if normalized(fromChip.documentNumber) != normalized(accessKey.documentNumber) { differing.append("documentNumber") }
+        if fromChip.dateOfBirth != accessKey.dateOfBirth { differing.append("dateOfBirth") }
+        if fromChip.dateOfExpiry != accessKey.dateOfExpiry { differing.append("dateOfExpiry") }
+        if differing.isEmpty {
+            return ReadResult.Check(result: "passed", detail: "DG1 matches the MRZ key used to open the chip")
+        }
+        return ReadResult.Check(result: "failed", reason: Reason.mrzMismatch,
+                                detail: "DG1 differs from the MRZ key used to open the chip in: \(differing.joined(separator: ", "))")
+    }
+
+    /// The document signer's and CSCA's countryName against DG1's issuing state (Doc 9303-3 codes
+    /// mapped to ISO 3166-1 alpha-2 by ``IssuingStateCode``). Only a signer whose signature and
+    /// chain verified is compared.
+    public static func issuingCountry(mrz: MRZ?, report: PassiveAuthenticationReport?) -> ReadResult.Check {
+        guard let report, report.signatureAndChainValid, let dsc = report.dsc, let csca = report.csca else {
+            return ReadResult.Check(result: "notPerformed", reason: Reason.signerNotVerified,
+                                    detail: "no document signer verified by passive authentication")
+        }
+        guard let mrz else {
+            return ReadResult.Check(result: "undetermined", reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+        }
+        let state = mrz.issuingState
+        guard let expected = IssuingStateCode.alpha2(forICAO: state) else {
+            return ReadResult.Check(result: "undetermined", reason: Reason.issuingStateUnmapped,
+                                    detail: "issuing state \(state) has no ISO 3166 country to compare with")
+        }
+        guard let dscCountry = dsc.subject.country, let cscaCountry = csca.subject.country else {
+            return ReadResult.Check(result: "undetermined", reason: Reason.certificateCountryMissing,
+                                    detail: "the DSC or CSCA has no countryName")
+        }
+        if dscCountry == expected, cscaCountry == expected {
+            return ReadResult.Check(result: "passed", detail: "issuing state \(state) = \(expected), DSC and CSCA country \(expected)")
+        }
+        return ReadResult.Check(result: "failed", reason: Reason.countryMismatch,
+                                detail: "issuing state \(state) (\(expected)), but DSC country \(dscCountry) and CSCA country \(cscaCountry)")
+    }
+
+    /// Revocation of the DSC, from passive authentication's CRL check.
+    public static func revocation(report: PassiveAuthenticationReport?) -> ReadResult.Check {
+        guard let report, report.result != .notPerformed else {
+            return ReadResult.Check(result: "notPerformed", reason: "noTrustStore", detail: "passive authentication not performed")
+        }
+        if report.reason == .dscRevoked {
+            return ReadResult.Check(result: "failed", reason: Reason.dscRevoked, detail: report.detail)
+        }
+        guard report.signatureAndChainValid else {
+            return ReadResult.Check(result: "notPerformed", reason: Reason.signerNotVerified,
+                                    detail: "the document signer's chain did not verify, so revocation was not looked up")
+        }
+        if report.warnings.contains("revocationNotChecked") {
+            return ReadResult.Check(result: "undetermined", reason: Reason.revocationNotChecked,
+                                    detail: "no CRL signed by the document's CSCA is loaded")
+        }
+        if report.warnings.contains("crlOutdated") {
+            return ReadResult.Check(result: "undetermined", reason: Reason.crlOutdated,
+                                    detail: "the DSC is not on the CSCA's CRL, but the CRL is past its nextUpdate")
+        }
+        return ReadResult.Check(result: "passed", detail: "the DSC is not on its CSCA's current CRL")
+    }
+
+    /// The end (exclusive) of the UTC day `yyyy-mm-dd`.
+    static func endOfDay(_ iso: String) -> Date? {
+        let parts = iso.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        return UTCDate.date(year: parts[0], month: parts[1], day: parts[2], hours: 0, minutes: 0, seconds: 0)
+            .addingTimeInterval(86400)
+    }
+}
+
+extension ReadResult {
+    /// Runs the TR-03135 checks and deviation lists over a result whose passive authentication is
+    /// already applied (``apply(_:)``), and adjusts `status` conservatively:
+    ///
+    /// - a failed structure, access key or country check makes the status `invalid`, as does a
+    ///   failed passive authentication;
+    /// - a failure that a matching, verified deviation explains and that leaves the rest of the
+    ///   evidence intact is *tolerated*: the status is `unverified` (never `valid`) and a warning
+    ///   names the deviation;
+    /// - an expired document keeps its status (the chip is what its issuer made) but the check
+    ///   `documentExpiry` fails and the warning `documentExpired` is added;
+    /// - `undetermined` checks (revocation without a CRL, an unmapped country) change nothing.
+    ///
+    /// A failed read (`status: failed`) is left untouched.
+    ///
+    /// - Parameters:
+    ///   - accessKey: the MRZ key the chip was opened with, if it was opened with one.
+    ///   - trustStore: supplies the deviation lists.
+    public mutating func applyInspectionChecks(
+        files: [LDSFile: [UInt8]], report: PassiveAuthenticationReport?, accessKey: MRZKey?,
+        trustStore: TrustStore?, at date: Date = Date()
+    ) {
+        guard status != .failed else { return }
+        let mrz = files[.dg(1)].flatMap { try? DG1(rawBytes: $0).mrz }
+        let structure = InspectionChecks.dataGroupStructure(files: files)
+        checks.dataGroupStructure = structure.check
+        checks.documentExpiry = InspectionChecks.documentExpiry(mrz: mrz, at: date)
+        checks.accessKeyMatch = InspectionChecks.accessKeyMatch(mrz: mrz, accessKey: accessKey, password: access?.password)
+        checks.issuingCountry = InspectionChecks.issuingCountry(mrz: mrz, report: report)
+        checks.revocation = InspectionChecks.revocation(report: report)
+
+        var matches: [DeviationMatch] = []
+        if let report, let trustStore, !trustStore.deviationLists.isEmpty {
+            matches = DeviationMatcher(report: report, mrz: mrz, structureFailures: structure.failed, checks: checks)
+                .matches(in: trustStore.deviationLists)
+        }
+        checks.deviations = matches.isEmpty ? nil : matches
+        if matches.contains(where: { $0.type == DeviationList.DeviationType.aaKeyCompromised.rawValue && $0.effect == "notTolerated" }) {
+            checks.activeAuthentication.result = AuthenticationVerdict.failed
+            checks.activeAuthentication.reason = InspectionChecks.Reason.activeAuthenticationKeyCompromised
+        }
+        for match in matches {
+            warnings.append("deviation \(match.type)\(match.affects.map { " (\($0))" } ?? ""): \(match.effect): \(match.explanation)")
+        }
+        if checks.documentExpiry?.result == "failed" { warnings.append(InspectionChecks.Reason.documentExpired) }
+
+        // The failures that decide the status, each tolerated or not.
+        let tolerated = Set(matches.filter { $0.effect == "tolerated" }.compactMap(\.check))
+        var failedChecks: [String] = []
+        if checks.passiveAuthentication.result == "failed" { failedChecks.append("passiveAuthentication") }
+        if checks.dataGroupStructure?.result == "failed" { failedChecks.append("dataGroupStructure") }
+        if checks.accessKeyMatch?.result == "failed" { failedChecks.append("accessKeyMatch") }
+        if checks.issuingCountry?.result == "failed" { failedChecks.append("issuingCountry") }
+        if failedChecks.contains(where: { !tolerated.contains($0) }) {
+            status = .invalid
+        } else if !failedChecks.isEmpty {
+            status = .unverified
+        }
+    }
+}
