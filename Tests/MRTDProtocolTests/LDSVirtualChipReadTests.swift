@@ -31,7 +31,7 @@ import Testing
         for group in ["DG5", "DG7", "DG11", "DG12", "DG13", "DG16"] {
             #expect(r.checks.passiveAuthentication.dataGroupHashes?[group] == "valid", "\(group)")
         }
-        #expect(r.warnings.isEmpty, "\(r.warnings)")
+        #expect(r.warnings.filter { $0.hasPrefix("DG") }.isEmpty, "\(r.warnings)")
         let details = SpecimenDocument.Details.self
         #expect(r.personalDetails?.fullName == details.fullName)
         #expect(r.personalDetails?.otherNames == details.otherNames)

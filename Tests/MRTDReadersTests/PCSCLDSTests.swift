@@ -31,7 +31,7 @@ import Testing
                 let same = read.files[.dg(number)] == specimen.files[.dg(number)]
                 #expect(same, "DG\(number) differs")
             }
-            #expect(r.warnings.isEmpty, "\(r.warnings)")
+            #expect(r.warnings.filter { $0.hasPrefix("DG") }.isEmpty, "\(r.warnings)")
             #expect(r.personalDetails?.fullName == SpecimenDocument.Details.fullName)
             #expect(r.documentDetails?.dateOfIssue == "2007-04-15")
             #expect(r.personsToNotify?.first?.name == SpecimenDocument.Details.personToNotify)
