@@ -144,14 +144,7 @@ public struct DG16: Sendable, Equatable {
             r.finish(known: [0x5F50, 0x5F51, 0x5F52, 0x5F53])
             warnings += r.warnings
         }
-        if let count = children.first(where: { $0.tag == 0x02 }) {
-            let declared = LDSTemplateReader.declaredCount(count)
-            if declared != persons.count {
-                warnings.append("DG16 declares \(declared) persons to notify, holds \(persons.count)")
-            }
-        } else {
-            warnings.append("DG16: number of persons (0x02) missing")
-        }
+        warnings += LDSTemplateReader.countWarning(children, found: persons.count, file: .dg(16), of: "persons to notify")
         for other in children where other.tag != 0x02 && !(0xA1...0xBE).contains(other.tag) {
             warnings.append("DG16: unknown data object 0x\(LDSTemplateReader.hex(other.tag)), ignored")
         }

@@ -34,14 +34,7 @@ public struct DisplayedImages: Sendable, Equatable {
         var warnings: [String] = []
         let images = children.filter { $0.tag == imageTag && !$0.value.isEmpty }.map { FaceImage(imageData: $0.bytes) }
         guard !images.isEmpty else { throw .missingDataObject(file, tag: imageTag) }
-        if let count = children.first(where: { $0.tag == 0x02 }) {
-            let declared = LDSTemplateReader.declaredCount(count)
-            if declared != images.count {
-                warnings.append("\(file) declares \(declared) images, holds \(images.count)")
-            }
-        } else {
-            warnings.append("\(file): number of images (0x02) missing")
-        }
+        warnings += LDSTemplateReader.countWarning(children, found: images.count, file: file, of: "images")
         for other in Set(children.map(\.tag)).subtracting([0x02, imageTag]).sorted() {
             warnings.append("\(file): unknown data object 0x\(LDSTemplateReader.hex(other)), ignored")
         }

@@ -143,6 +143,16 @@ struct LDSTemplateReader {
         object.value.count <= 2 ? object.value.reduce(0) { $0 << 8 | Int($1) } : -1
     }
 
+    /// A warning when the count object (`02`) among `children` is missing or disagrees with the
+    /// `found` entries (`of` names them); none when it agrees.
+    static func countWarning(_ children: [TLV], found: Int, file: LDSFile, of what: String) -> [String] {
+        guard let count = children.first(where: { $0.tag == 0x02 }) else {
+            return ["\(file): number of \(what) (0x02) missing"]
+        }
+        let declared = declaredCount(count)
+        return declared == found ? [] : ["\(file) declares \(declared) \(what), holds \(found)"]
+    }
+
     static func hex(_ t: UInt) -> String {
         let s = String(t, radix: 16, uppercase: true)
         return s.count % 2 == 1 ? "0" + s : s
