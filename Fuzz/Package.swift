@@ -32,6 +32,8 @@ let package = Package(
         fuzzTarget("fuzz_ef_com", core),
         fuzzTarget("fuzz_dg1", core),
         fuzzTarget("fuzz_dg2_header", core),
+        fuzzTarget("fuzz_lds_groups", core),
+        fuzzTarget("fuzz_biometric_groups", core),
         fuzzTarget("fuzz_lds_security_object", core),
         fuzzTarget("fuzz_mrz_can_input", core),
         fuzzTarget("fuzz_sm_unwrap", session),

@@ -19,8 +19,14 @@ public struct FaceImage: Sendable, Equatable {
 
     /// Builds a face image; zero or absent dimensions are taken from the image header.
     public init(imageData: [UInt8], width: Int? = nil, height: Int? = nil) {
+        self.init(imageData: imageData, width: width, height: height,
+                  mimeType: FaceImage.detectMimeType(imageData) ?? "application/octet-stream")
+    }
+
+    /// Builds an image whose MIME type the caller knows (WSQ and PNG records in DG3/DG4).
+    init(imageData: [UInt8], width: Int?, height: Int?, mimeType: String) {
         self.imageData = imageData
-        self.mimeType = FaceImage.detectMimeType(imageData) ?? "application/octet-stream"
+        self.mimeType = mimeType
         let fromImage = FaceImage.dimensions(of: imageData)
         if let width, let height, width > 0, height > 0 {
             self.width = width

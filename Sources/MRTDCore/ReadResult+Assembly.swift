@@ -42,10 +42,13 @@ extension ReadResult {
         case "failed": status = .invalid
         default: status = .unverified
         }
-        return ReadResult(
+        var result = ReadResult(
             status: status, access: access, applications: applications, document: document, face: face,
             checks: checks,
             dataGroupsRead: files.keys.sorted().map(\.name),
             dataGroupsSkipped: skipped, warnings: warnings, transport: transport, durationMs: durationMs)
+        // DG3-DG16 (ReadResult+LDS.swift): parsed only when read; problems become warnings.
+        result.apply(LDSContents(files: files))
+        return result
     }
 }

@@ -21,6 +21,18 @@ public struct ReadResult: Sendable, Equatable, Codable {
     public var warnings: [String]
     public var transport: TransportReport
     public var durationMs: Double
+    /// DG11 (see ReadResult+LDS.swift for these fields; all absent unless the group was read).
+    public var personalDetails: PersonalDetailsInfo?
+    /// DG12.
+    public var documentDetails: DocumentDetailsInfo?
+    /// DG16.
+    public var personsToNotify: [PersonToNotifyInfo]?
+    /// DG3 and DG4 record images.
+    public var biometrics: [BiometricInfo]?
+    /// DG13 (opaque).
+    public var optionalDetails: OpaqueGroupInfo?
+    /// Images besides the face (DG5, DG7, DG11, DG12, DG3, DG4), served by name.
+    public var images: [ImageInfo]?
 
     public init(
         status: Status, error: ErrorInfo? = nil, access: AccessInfo? = nil,

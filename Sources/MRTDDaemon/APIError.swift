@@ -60,6 +60,7 @@ extension APIError {
     // Results
     static let resultNotReady = APIError(.conflict, "resultNotReady", "the read has not finished")
     static let noFace = APIError(.notFound, "noFace", "the read has no face image")
+    static let noImage = APIError(.notFound, "noImage", "the read has no image of this name (see the result's images)")
     static let faceConversionUnsupported = APIError(.unsupportedMediaType, "faceConversionUnsupported", "?format=png converts JPEG 2000 faces only; this face is displayable as stored")
     static let faceConverterUnavailable = APIError(.notImplemented, "faceConverterUnavailable", "no JPEG 2000 decoder (opj_decompress) is installed")
     static let faceUndecodable = APIError(.unprocessableContent, "faceUndecodable", "the face image could not be decoded")

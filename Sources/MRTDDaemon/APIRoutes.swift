@@ -36,6 +36,7 @@ struct APIRoutes: Sendable {
             return Response(status: .noContent)
         }
         router.get("/v1/reads/:id/face") { request, context in try await self.face(request, context) }
+        router.get("/v1/reads/:id/images/:name") { _, context in try await self.image(context) }
         router.get("/v1/events") { _, _ in try self.eventStream() }
         router.get("/metrics") { _, _ in await self.prometheus() }
         return router
@@ -139,6 +140,15 @@ struct APIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: face.bytes)))
     }
 
+    /// `GET /v1/reads/{id}/images/{name}`: an image besides the face, bytes as stored on the chip.
+    func image(_ context: DaemonRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        guard let name = context.parameters.get("name"), name.count <= 64 else { throw APIError.noImage }
+        let image = try await scheduler.image(id: id, name: name, peer: context.peer)
+        let headers: HTTPFields = [.cacheControl: "no-store", .contentType: image.mimeType]
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+    }
+
     func eventStream() throws -> Response {
         let stream = try events.subscribe()
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no"]
@@ -198,6 +208,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case 2: return parts[0] == "v1" && ["health", "readers", "reads", "events"].contains(String(parts[1]))
         case 3: return parts[0] == "v1" && parts[1] == "reads"
         case 4: return parts[0] == "v1" && parts[1] == "reads" && parts[3] == "face"
+        case 5: return parts[0] == "v1" && parts[1] == "reads" && parts[3] == "images"
         default: return false
         }
     }

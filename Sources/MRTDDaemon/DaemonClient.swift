@@ -129,6 +129,13 @@ public struct DaemonClient: Sendable {
         return (answer.body, answer.header("content-type") ?? "application/octet-stream")
     }
 
+    /// `GET /v1/reads/{id}/images/{name}`: an image besides the face (`portrait-1`, `document-front`, …).
+    public func image(_ id: String, name: String) async throws -> (bytes: [UInt8], contentType: String) {
+        let answer = try await send(.get, "/v1/reads/\(id)/images/\(name)")
+        guard answer.status == 200 else { throw DaemonClientError.from(answer) }
+        return (answer.body, answer.header("content-type") ?? "application/octet-stream")
+    }
+
     // MARK: Plumbing
 
     private typealias Channel = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>

@@ -38,6 +38,8 @@ public actor ReadScheduler {
         var error: APIError.Body?
         var result: ReadResult?
         var face: [UInt8]?
+        /// The images besides the face (DG3-DG12), by API name; wiped with the face.
+        var images: [String: (bytes: [UInt8], mimeType: String)] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
 
         init(id: String, requestedReader: String?, parameters: ReadParameters, peer: PeerCredentials?, deadline: ContinuousClock.Instant) {
@@ -241,6 +243,15 @@ public actor ReadScheduler {
         return (face, mime)
     }
 
+    /// An image of a finished read besides the face (`portrait-1`, `document-front`, `finger-1`, …),
+    /// as stored on the chip, and its MIME type. Same owner rule as the face.
+    public func image(id: String, name: String, peer: PeerCredentials?) throws(APIError) -> (bytes: [UInt8], mimeType: String) {
+        let job = try job(id, peer)
+        guard job.state.isFinished else { throw .resultNotReady }
+        guard let image = job.images[name] else { throw .noImage }
+        return image
+    }
+
     private func job(_ id: String, _ peer: PeerCredentials?) throws(APIError) -> Job {
         guard let job = jobs[id] else { throw .jobNotFound }
         // A job belongs to the uid that created it (and root); others see no such job.
@@ -376,6 +387,11 @@ public actor ReadScheduler {
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {
                     job.face = (try? DG2(rawBytes: dg2))?.faces.first?.imageData
                 }
+                if read.result.images != nil {
+                    for image in LDSContents(files: read.files).images {
+                        job.images[image.name] = (image.image.imageData, image.image.mimeType)
+                    }
+                }
             }
         }
         let outcomeName = job.state == .done ? (job.result?.status.rawValue ?? "unverified") : job.state.rawValue
@@ -450,6 +466,8 @@ public actor ReadScheduler {
         finishedOrder.removeAll { $0 == job.id }
         if job.face != nil { secureWipe(&job.face!) }
         job.face = nil
+        for name in job.images.keys { secureWipe(&job.images[name]!.bytes) }
+        job.images = [:]
         job.result = nil
     }
 

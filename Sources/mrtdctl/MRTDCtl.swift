@@ -63,6 +63,9 @@ struct Read: AsyncParsableCommand {
     @Option(help: "Write the raw files (EF_COM.bin, EF_SOD.bin, DG1.bin, ...) to this directory.")
     var dump: String?
 
+    @Option(help: "Write the images besides the face (portrait-1.jpg, document-front.jpg, finger-1.wsq, ...; from --data-groups 3,4,5,7,11,12) to this directory.")
+    var images: String?
+
     @Option(help: "Record the session (every APDU and random byte, and the access key: personal data) to this transcript file for `mrtdctl replay`.")
     var record: String?
 
@@ -108,7 +111,7 @@ struct Read: AsyncParsableCommand {
             return try await DaemonRead.run(
                 daemon: daemon, options: daemonRead, mrz: mrz, mrzKey: mrzKey, can: accessOptions.can,
                 reader: direct.reader, accessPolicy: accessOptions.access, dataGroups: try dataGroupNumbers(),
-                json: json, face: face)
+                json: json, face: face, images: images)
         }
         let key = try accessKey()
         let groups = try dataGroupNumbers().map { [1, 2] + $0 } ?? [1, 2, 14, 15]
@@ -158,6 +161,9 @@ struct Read: AsyncParsableCommand {
     private func finish(_ read: DocumentReader.Read) throws {
         if let dump {
             try writeDump(read.files, to: dump)
+        }
+        if let images {
+            try ImageWriter.write(files: read.files, to: images)
         }
         if let face {
             guard let dg2 = read.files[.dg(2)], let image = try? DG2(rawBytes: dg2).faces.first?.imageData else {
@@ -253,10 +259,19 @@ struct SimulationOptions: ParsableArguments {
         })
     }
 
+    @Flag(name: .customLong("sim-full-lds"), help: "The specimen also holds DG5, DG7, DG11, DG12, DG13 and DG16 (read them with --data-groups).")
+    var fullLDS = false
+
+    @Flag(name: .customLong("sim-biometrics"), help: "TEST ONLY: the specimen also holds DG3/DG4 records, served without Terminal Authentication.")
+    var biometrics = false
+
     func makeSpecimen(extraDataGroups: [Int: [UInt8]] = [:]) throws -> SpecimenDocument {
-        try SpecimenDocument.make(
+        var groups = extraDataGroups
+        if fullLDS { groups.merge(SpecimenDocument.additionalDataGroups()) { current, _ in current } }
+        if biometrics { groups.merge(SpecimenDocument.biometricDataGroups()) { current, _ in current } }
+        return try SpecimenDocument.make(
             face: face == .jpeg ? .jpeg : .jpeg2000,
-            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: extraDataGroups)
+            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: groups)
     }
 
     func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {

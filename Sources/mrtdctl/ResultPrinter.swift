@@ -43,6 +43,7 @@ enum ResultPrinter {
             let size = f.width.flatMap { w in f.height.map { "\(w)x\($0)" } } ?? "size unknown"
             lines.append(("Face", "\(f.mimeType) \(size), \(f.size) bytes (\(f.encoding ?? "?"))"))
         }
+        lines += ldsLines(r)
         if !r.dataGroupsRead.isEmpty {
             lines.append(("Files", r.dataGroupsRead.joined(separator: " ")))
         }

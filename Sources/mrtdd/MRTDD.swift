@@ -154,14 +154,16 @@ enum ReaderBackends {
 /// `--simulate`: virtual readers, each presenting a specimen document.
 enum Simulation {
     /// The documents the virtual readers present, one per reader in turn: the BAC specimen passport
-    /// (with chip and active authentication keys in DG14/DG15), then a PACE-only ID card that opens
+    /// (with chip and active authentication keys in DG14/DG15 and the further LDS1 groups), then a PACE-only ID card that opens
     /// with the CAN 123456 (PACE-CAM, brainpoolP256r1, AES-128) and refuses the MRZ.
     static func documents() throws -> [VirtualChipConfiguration] {
         let key = try MRZ(SpecimenDocument.erikssonMRZ).accessKey
         let authentication = try AuthenticationFixture.make(
             chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)],
             activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
-        let passport = try authentication.specimen()
+        // The passport also holds DG5, DG7, DG11, DG12, DG13 and DG16 (read when a request asks).
+        let passport = try SpecimenDocument.make(
+            extraDataGroups: authentication.extraDataGroups.merging(SpecimenDocument.additionalDataGroups()) { a, _ in a })
         var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
         passportChip.authentication = authentication.chip
         let card = try SpecimenDocument.make()

@@ -62,7 +62,7 @@ struct OpenAPIDocument {
 
     @Test func theDocumentIsReadable() throws {
         let doc = try Self.document()
-        #expect(doc.responses.count == 8)
+        #expect(doc.responses.count == 9)
         #expect(doc.required["Error"] == ["error", "message"])
         #expect(doc.responses[.init(path: "/v1/reads", method: "post")]?[202] == .some("Job"))
     }
@@ -83,6 +83,9 @@ struct OpenAPIDocument {
         daemon.backend.addReader(jpegReader)
         daemon.backend.insert(try Specimens.passport(), into: jpegReader)
         let jpeg = try await client.createRead(.init(reader: jpegReader, access: Specimens.access), wait: true)
+        daemon.backend.addReader("FULL")
+        daemon.backend.insert(try Specimens.fullPassport(), into: "FULL")
+        let full = try await client.createRead(.init(reader: "FULL", access: Specimens.access, dataGroups: [5]), wait: true)
         let waiting = try await client.createRead(.init(reader: "EMPTY", access: Specimens.access))
 
         typealias Scenario = (method: String, template: String, status: Int, run: () async throws -> DaemonClient.Answer)
@@ -103,6 +106,9 @@ struct OpenAPIDocument {
             ("get", "/v1/reads/{id}/face", 409, { try await client.send(.get, "/v1/reads/\(waiting.id)/face") }),
             ("get", "/v1/reads/{id}/face", 415, { try await client.send(.get, "/v1/reads/\(jpeg.id)/face?format=png") }),
             ("get", "/v1/reads/{id}/face", 501, { try await client.send(.get, "/v1/reads/\(done.id)/face?format=png") }),
+            ("get", "/v1/reads/{id}/images/{name}", 200, { try await client.send(.get, "/v1/reads/\(full.id)/images/portrait-1") }),
+            ("get", "/v1/reads/{id}/images/{name}", 404, { try await client.send(.get, "/v1/reads/\(done.id)/images/portrait-1") }),
+            ("get", "/v1/reads/{id}/images/{name}", 409, { try await client.send(.get, "/v1/reads/\(waiting.id)/images/portrait-1") }),
             ("get", "/metrics", 200, { try await client.send(.get, "/metrics") }),
             ("post", "/v1/reads", 400, post(#"{"access":{"can":"123456"},"accessPolicy":"bac"}"#)),
         ]

@@ -26,6 +26,15 @@ enum Specimens {
         return configuration
     }
 
+    /// The passport with DG5, DG7, DG11, DG12, DG13 and DG16 too.
+    static func fullPassport() throws -> VirtualChipConfiguration {
+        if let cached = cache.withValue({ $0["full-lds"] }) { return cached }
+        let document = try SpecimenDocument.make(extraDataGroups: SpecimenDocument.additionalDataGroups())
+        let configuration = VirtualChipConfiguration(files: document.files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey)
+        cache.withValue { $0["full-lds"] = configuration }
+        return configuration
+    }
+
     static let mrzKey = ReadJobRequest.MRZKeyFields(documentNumber: "L898902C3", dateOfBirth: "740812", dateOfExpiry: "120415")
     static let access = ReadJobRequest.Access(mrzKey: mrzKey)
     static let wrongAccess = ReadJobRequest.Access(

@@ -48,11 +48,12 @@ struct Result: AsyncParsableCommand {
     @Argument(help: "The job id.") var id: String
     @Flag(help: "Print the job as JSON.") var json = false
     @Option(help: "Write the face image to this file.") var face: String?
+    @Option(help: "Write the images besides the face to this directory.") var images: String?
 
     func run() async throws {
         let client = daemon.client
         let job = try await reportingDaemonErrors { try await client.job(id) }
-        try await DaemonRead.show(job, client: client, json: json, face: face, jsonAsJob: true)
+        try await DaemonRead.show(job, client: client, json: json, face: face, images: images, jsonAsJob: true)
     }
 }
 
@@ -89,7 +90,8 @@ struct DaemonReadOptions: ParsableArguments {
 enum DaemonRead {
     static func run(
         daemon: DaemonOptions, options: DaemonReadOptions, mrz: String?, mrzKey: String?, can: String?,
-        reader: String?, accessPolicy: MRTDProtocol.AccessPolicy, dataGroups: [Int]?, json: Bool, face: String?
+        reader: String?, accessPolicy: MRTDProtocol.AccessPolicy, dataGroups: [Int]?, json: Bool, face: String?,
+        images: String? = nil
     ) async throws {
         var access = ReadJobRequest.Access()
         if let mrz {
@@ -135,15 +137,25 @@ enum DaemonRead {
             printer.cancel()
             return view
         }
-        try await show(job, client: client, json: json, face: face)
+        try await show(job, client: client, json: json, face: face, images: images)
     }
 
     /// Prints a finished job: `--json` prints the result model, as a direct read does (the whole job
     /// with `jsonAsJob`); without, the readable summary.
-    static func show(_ job: ReadJobView, client: DaemonClient, json: Bool, face: String?, jsonAsJob: Bool = false) async throws {
+    static func show(
+        _ job: ReadJobView, client: DaemonClient, json: Bool, face: String?, images: String? = nil, jsonAsJob: Bool = false
+    ) async throws {
         if let face, job.result?.face != nil {
             let image = try await reportingDaemonErrors { try await client.face(job.id) }
             try Data(image.bytes).write(to: URL(fileURLWithPath: face))
+        }
+        if let images, let listed = job.result?.images {
+            var fetched: [(name: String, bytes: [UInt8], mimeType: String)] = []
+            for info in listed {
+                let image = try await reportingDaemonErrors { try await client.image(job.id, name: info.name) }
+                fetched.append((info.name, image.bytes, image.contentType))
+            }
+            try ImageWriter.write(fetched, to: images)
         }
         if json && jsonAsJob {
             try printJSON(job)
