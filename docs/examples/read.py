@@ -4,7 +4,7 @@
     read.py [--socket PATH] [--reader NAME] (--mrz-key DOCNO,YYMMDD,YYMMDD | --can NNNNNN) [--face FILE]
 
 Creates a read job (POST /v1/reads?wait=true), prints the verdict and the holder's name, writes the face
-(PNG, converted by the daemon) when asked, and exits 0 (valid/unverified), 4 (invalid) or 1 (failed),
+(JPEG as stored, JPEG 2000 converted to PNG by the daemon) when asked, and exits 0 (valid/unverified), 4 (invalid) or 1 (failed),
 like `mrtdctl read`. See docs/openapi.yaml for the API."""
 import argparse
 import http.client
@@ -41,7 +41,7 @@ def main():
     parser.add_argument("--reader")
     parser.add_argument("--mrz-key", help="DOCNO,YYMMDD,YYMMDD")
     parser.add_argument("--can")
-    parser.add_argument("--face", help="write the face image (PNG) to this file")
+    parser.add_argument("--face", help="write the face image (JPEG, or PNG for JPEG 2000) to this file")
     args = parser.parse_args()
     if bool(args.mrz_key) == bool(args.can):
         parser.error("give exactly one of --mrz-key and --can")
@@ -78,7 +78,10 @@ def main():
         if isinstance(check, dict) and "result" in check:
             print(f"{name}: {check['result']}" + (f" ({check['reason']})" if check.get("reason") else ""))
     if args.face:
-        status, content_type, data = call(args.socket, "GET", f"/v1/reads/{job['id']}/face?format=png")
+        # As stored (JPEG or JPEG 2000); JPEG 2000 converted to PNG by the daemon.
+        status, content_type, data = call(args.socket, "GET", f"/v1/reads/{job['id']}/face")
+        if status == 200 and content_type in ("image/jp2", "image/j2k"):
+            status, content_type, data = call(args.socket, "GET", f"/v1/reads/{job['id']}/face?format=png")
         if status != 200:
             print(f"read.py: no face image ({status})", file=sys.stderr)
             return 1

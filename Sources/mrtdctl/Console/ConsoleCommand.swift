@@ -29,12 +29,25 @@ struct Console: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let stop = Self.exitOnSignals()
+        defer { stop.forEach { $0.cancel() } }
         let server = ConsoleServer(client: daemon.client, token: ConsoleToken.random())
         try await server.run(port: port ?? 0) { url in
             // The URL (with its token) goes to the operator's terminal only, never to a log.
             FileHandle.standardOutput.write(Data(
                 "mrtdctl console: \(url)\n(daemon socket \(daemon.client.socketPath); Ctrl-C to stop)\n".utf8))
             if open { Self.openInBrowser(url) }
+        }
+    }
+
+    /// SIGINT and SIGTERM end the process at once: the console keeps no state.
+    private static func exitOnSignals() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Foundation.exit(0) }
+            source.resume()
+            return source
         }
     }
 

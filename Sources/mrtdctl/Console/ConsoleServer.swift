@@ -29,7 +29,9 @@ struct ConsoleServer: Sendable {
                 onListening("http://127.0.0.1:\(port)/\(self.token)/")
             },
             logger: logger)
-        try await app.runService()
+        // Stateless: Ctrl-C or SIGTERM ends it at once (a graceful shutdown would wait for the
+        // browsers' open event streams).
+        try await app.runService(gracefulShutdownSignals: [])
     }
 
     // MARK: Gate
@@ -103,7 +105,11 @@ struct ConsoleServer: Sendable {
         case let p where p.count == 4 && p[0] == "api" && p[1] == "reads" && p[3] == "face":
             guard let id = Self.jobID(p[2]) else { return Self.json(.notFound, #"{"error":"notFound","message":"no such job"}"#) }
             guard method == .get else { return Self.notAllowed("GET") }
-            // Browsers do not show JPEG 2000: the daemon converts to PNG.
+            // Browsers do not show JPEG 2000: the daemon converts it to PNG (JPEG is served as stored).
+            let stored = try await client.send(.get, "/v1/reads/\(id)/face")
+            guard stored.status == 200, ["image/jp2", "image/j2k"].contains(stored.header("content-type") ?? "") else {
+                return Self.relay(stored)
+            }
             return Self.relay(try await client.send(.get, "/v1/reads/\(id)/face?format=png"))
         default:
             return Self.text(.notFound, "not found\n")
@@ -133,17 +139,35 @@ struct ConsoleServer: Sendable {
         return Self.relay(try await client.send(.post, "/v1/reads", json: bytes))
     }
 
-    /// `GET /v1/events` re-sent as Server-Sent Events (with the daemon's ids).
+    /// `GET /v1/events` re-sent as Server-Sent Events (with the daemon's ids). A comment every 15 s
+    /// finds a closed browser tab, which ends the forwarding and the daemon subscription with it.
     private func events() -> Response {
-        let stream = client.events()
+        let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        let client = self.client
+        let forward = Task {
+            do {
+                for try await event in client.events() {
+                    var text = event.id.map { "id: \($0)\n" } ?? ""
+                    text += "event: \(event.type)\n"
+                    for line in event.data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
+                    continuation.yield(ByteBuffer(string: text + "\n"))
+                }
+            } catch {}
+            continuation.finish()  // the daemon went away: the browser's EventSource reconnects
+        }
+        let heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                continuation.yield(ByteBuffer(string: ": keepalive\n\n"))
+            }
+        }
+        continuation.onTermination = { _ in
+            forward.cancel()
+            heartbeat.cancel()
+        }
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": mrtdctl console\n\n"))
-            for try await event in stream {
-                var text = event.id.map { "id: \($0)\n" } ?? ""
-                text += "event: \(event.type)\n"
-                for line in event.data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
-                try await writer.write(ByteBuffer(string: text + "\n"))
-            }
+            for await chunk in chunks { try await writer.write(chunk) }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: Self.securityHeaders([.contentType: "text/event-stream"]), body: body)
