@@ -313,6 +313,7 @@ enum ConsoleAssets {
           testTrustAnchor: "trusted through the TEST-ONLY CSCA (simulation)",
         };
         const words = (map, key) => map[key] || String(key).replace(/([A-Z])/g, " $1").toLowerCase();
+        const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
         function showResult(job) {
           current = null;
           $("progress-section").hidden = true; $("result-section").hidden = false;
@@ -346,7 +347,7 @@ enum ConsoleAssets {
           for (const [name, check] of Object.entries((result && result.checks) || {})) {
             if (!check || typeof check !== "object") continue;
             const li = document.createElement("li");
-            const label = document.createElement("span"); label.textContent = words(checkWords, name) + ": ";
+            const label = document.createElement("span"); label.textContent = capitalized(words(checkWords, name)) + ": ";
             const r = document.createElement("span");
             r.className = check.result === "passed" ? "result-passed" : check.result === "failed" ? "result-failed" : "result-other";
             r.textContent = words(resultWords, check.result);
