@@ -105,15 +105,26 @@ class Chromium:
             time.sleep(0.1)
         return False
 
-    KEYS = {"Tab": 9, "Enter": 13, "Backspace": 8}
+    KEYS = {"Tab": 9, "Enter": 13, "Backspace": 8, "ArrowRight": 39, "ArrowDown": 40}
 
-    def key(self, name):
+    def key(self, name, shift=False):
         code = self.KEYS[name]
         extra = {"text": "\r"} if name == "Enter" else {}
-        self.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", "key": name, "code": name, "windowsVirtualKeyCode": code})
+        modifiers = {"modifiers": 8} if shift else {}
+        self.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", "key": name, "code": name, "windowsVirtualKeyCode": code, **modifiers})
         if extra:
             self.send("Input.dispatchKeyEvent", {"type": "char", "key": name, "code": name, "windowsVirtualKeyCode": code, **extra})
-        self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": name, "code": name, "windowsVirtualKeyCode": code})
+        self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": name, "code": name, "windowsVirtualKeyCode": code, **modifiers})
+
+    def tab_to(self, element_id, limit=12):
+        for _ in range(limit):
+            if self.evaluate("document.activeElement.id") == element_id:
+                return True
+            self.key("Tab")
+        return self.evaluate("document.activeElement.id") == element_id
+
+    def verdict_box(self):
+        return self.evaluate("(() => { const r = document.getElementById('verdict').getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()")
 
     def type(self, text):
         for c in text:
@@ -124,6 +135,8 @@ class Chromium:
 
     def screenshot(self, path):
         import base64
+        width = self.evaluate("document.documentElement.scrollWidth")
+        check(width <= 1200, f"{os.path.basename(path)}: no horizontal overflow (page {width} px wide)")
         data = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"])
         with open(path, "wb") as f:
             f.write(data)
@@ -310,8 +323,7 @@ def main():
         check(all(" — " in t for t in items if not t.split(": ")[-1].startswith("passed")),
               "every check that did not pass says why in words: " + " | ".join(items))
         check(browser.evaluate("document.activeElement.id") == "verdict", "the verdict takes the focus (screen readers announce it)")
-        box = browser.evaluate("(() => { const r = document.getElementById('verdict').getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()")
-        check_screenshot("03-verdict", browser.screenshot(os.path.join(out, "03-verdict.png")), expect_color=(0x0B, 0x6B, 0x2E), box=box)
+        check_screenshot("03-verdict", browser.screenshot(os.path.join(out, "03-verdict.png")), expect_color=(0x0B, 0x6B, 0x2E), box=browser.verdict_box())
 
         # The raw JSON, a key press away: Tab to the summary, Enter opens it.
         check(not browser.evaluate("document.getElementById('raw').open"), "the raw JSON starts closed")
@@ -325,6 +337,55 @@ def main():
         raw = json.loads(browser.evaluate("document.getElementById('raw-json').textContent"))
         check(raw.get("state") == "done" and raw["result"]["status"] == "valid", "the raw JSON is the job, done and valid")
         check_screenshot("04-raw-json", browser.screenshot(os.path.join(out, "04-raw-json.png")))
+
+        # A wrong key: the read fails, in red, with the daemon's reason.
+        check(browser.tab_to("again"), "Tab reaches New read")
+        browser.key("Enter")
+        check(browser.wait_for("document.getElementById('result-section').hidden && document.activeElement.id === 'docno'", 5),
+              "New read clears the verdict and puts the focus on the document number")
+        for text in ["L898902C3", None, "740812", None, "120416"]:
+            browser.type(text) if text else browser.key("Tab")
+            if text and text != "120416":
+                browser.key("Tab")
+        browser.key("Enter")
+        check(browser.wait_for("!document.getElementById('result-section').hidden", 90), "the wrong-key read finishes")
+        check(browser.evaluate("document.getElementById('verdict').className") == "verdict failed", "a wrong key is a failed (red) verdict")
+        detail = browser.evaluate("document.getElementById('verdict-detail').textContent")
+        check("accessDenied" in detail, "the failure says why: " + detail)
+        check(browser.evaluate("document.getElementById('face-figure').hidden"), "no face after a failed read")
+        check_screenshot("05-failed", browser.screenshot(os.path.join(out, "05-failed.png")), expect_color=(0xA4, 0x00, 0x1C), box=browser.verdict_box())
+
+        # The CAN, on the second reader (the PACE-only ID card), chosen with the keyboard.
+        check(browser.tab_to("again"), "Tab reaches New read again")
+        browser.key("Enter")
+        check(browser.wait_for("document.activeElement.id === 'docno'", 5), "focus back on the document number")
+        browser.key("Tab", shift=True)
+        check(browser.evaluate("document.activeElement.id") == "method-mrz", "Shift-Tab reaches the access key choice")
+        browser.key("ArrowRight")
+        check(browser.evaluate("document.getElementById('method-can').checked && document.getElementById('mrz-fields').hidden"),
+              "the arrow key chooses CAN; the MRZ fields hide")
+        browser.key("Tab", shift=True)
+        check(browser.evaluate("document.activeElement.id") == "reader", "Shift-Tab reaches the reader choice")
+        browser.key("ArrowDown")
+        browser.key("ArrowDown")
+        check(browser.evaluate("document.getElementById('reader').value") == "Virtual Reader 1", "arrow keys choose Virtual Reader 1")
+        browser.key("Tab")
+        browser.key("Tab")
+        check(browser.evaluate("document.activeElement.id") == "can", "Tab reaches the CAN field")
+        browser.type("12345")
+        browser.key("Enter")
+        check(browser.wait_for("document.getElementById('can-check').textContent.includes('six digits')", 5) and
+              browser.evaluate("document.getElementById('result-section').hidden"), "a five-digit CAN is refused before any read")
+        browser.type("6")
+        browser.key("Enter")
+        check(browser.wait_for("!document.getElementById('result-section').hidden", 90), "the CAN read finishes")
+        can_job = json.loads(browser.evaluate("document.getElementById('raw-json').textContent"))
+        check(can_job.get("reader") == "Virtual Reader 1" and (can_job.get("result") or {}).get("access", {}).get("password") == "CAN",
+              f"read on Virtual Reader 1 with PACE and the CAN ({can_job.get('reader')})")
+        check(browser.evaluate("document.getElementById('verdict').className") == "verdict valid", "the ID card reads valid")
+        check(browser.wait_for("(() => { const i = document.getElementById('face'); return i.complete && i.naturalWidth > 0; })()", 30),
+              "the ID card's face image loaded")
+        check_screenshot("06-can", browser.screenshot(os.path.join(out, "06-can.png")), expect_color=(0x0B, 0x6B, 0x2E), box=browser.verdict_box())
         print(json.dumps({"verdictSeconds": round(verdict_seconds, 2), "totalSeconds": round(time.monotonic() - started, 2)}), flush=True)
     finally:
         browser.close()

@@ -92,8 +92,8 @@ enum ConsoleAssets {
         header { display: flex; justify-content: space-between; align-items: baseline; padding: .6rem 1.2rem; background: #12233d; color: #fff; }
         header h1 { font-size: 1.2rem; margin: 0; }
         header p { margin: 0; }
-        main { display: grid; grid-template-columns: minmax(16rem, 1fr) 2fr; gap: 1rem; padding: 1rem 1.2rem; }
-        section { background: #fff; border: 1px solid #c8c8c8; border-radius: 6px; padding: .8rem 1rem; }
+        main { display: grid; grid-template-columns: minmax(16rem, 1fr) minmax(0, 2fr); gap: 1rem; padding: 1rem 1.2rem; }
+        section { min-width: 0; background: #fff; border: 1px solid #c8c8c8; border-radius: 6px; padding: .8rem 1rem; }
         #readers-section { grid-row: span 3; }
         h2 { font-size: 1.1rem; margin: 0 0 .6rem; }
         ul { padding-left: 1.1rem; margin: 0; }
@@ -128,7 +128,7 @@ enum ConsoleAssets {
         #checks li { margin-bottom: .35rem; }
         .result-passed { color: var(--ok); font-weight: 600; } .result-failed { color: var(--bad); font-weight: 600; }
         .result-other { color: var(--warn); font-weight: 600; }
-        pre { max-height: 24rem; overflow: auto; background: #f0f0f0; padding: .6rem; font-size: .85rem; }
+        pre { max-height: 24rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; background: #f0f0f0; padding: .6rem; font-size: .85rem; }
         details { margin: .8rem 0; } summary { cursor: pointer; font-weight: 600; }
         @media (max-width: 50rem) { main { grid-template-columns: 1fr; } #readers-section { grid-row: auto; } }
         """##
