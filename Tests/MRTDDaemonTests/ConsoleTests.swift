@@ -17,7 +17,7 @@ import Testing
         let process: Process
         let log: URL
 
-        static func start(readers: Int = 1) async throws -> SimulatedDaemon {
+        static func start(readers: Int = 1, latencyMs: Int = 0) async throws -> SimulatedDaemon {
             let directory = try DaemonProcessTests.temporaryDirectory()
             let socket = directory.appendingPathComponent("mrtdd.sock").path
             let config = directory.appendingPathComponent("mrtdd.conf")
@@ -26,7 +26,7 @@ import Testing
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try DaemonProcessTests.executable("mrtdd"))
-            process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "\(readers)", "--socket", socket]
+            process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "\(readers)", "--sim-latency-ms", "\(latencyMs)", "--socket", socket]
             process.standardError = try FileHandle(forWritingTo: log)
             process.standardOutput = FileHandle.nullDevice  // never the test runner's pipe
             try process.run()
@@ -110,7 +110,8 @@ import Testing
     @Test func theConsoleReadsTheSpecimenInHeadlessChromiumWithTheKeyboardOnly() async throws {
         guard Self.require("/usr/bin/chromium", for: "the operator console in a browser") else { return }
         // Reader 0: the specimen passport (BAC, MRZ); reader 1: the PACE-only ID card (CAN 123456).
-        let daemon = try await SimulatedDaemon.start(readers: 2)
+        // 100 ms per APDU, so that the progress of a read can be seen (and screenshot).
+        let daemon = try await SimulatedDaemon.start(readers: 2, latencyMs: 100)
         defer { daemon.kill() }
         let console = try await Self.startConsole(socket: daemon.socket, directory: daemon.directory)
         defer { if console.process.isRunning { console.process.terminate() } }
@@ -125,7 +126,7 @@ import Testing
         print(run.output)
         #expect(run.status == 0, "console_e2e.py failed:\n\(run.output)")
         #expect(run.output.contains("all console checks passed"))
-        for name in ["01-ready", "02-entered", "03-verdict", "04-raw-json", "05-failed", "06-can"] {
+        for name in ["01-ready", "02-entered", "02b-progress", "03-verdict", "04-raw-json", "05-failed", "06-can"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: "\(screenshots)/\(name).png")[.size] as? Int) ?? 0
             #expect(size > 10_000, "screenshot \(name).png (\(size) bytes)")
         }

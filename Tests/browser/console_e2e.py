@@ -306,6 +306,11 @@ def main():
 
         submitted = time.monotonic()
         browser.key("Enter")  # implicit submission from the last field
+        check(browser.wait_for("!document.getElementById('progress-section').hidden && document.getElementById('progress').value > 0"
+                               " && document.getElementById('phase').textContent.includes('%')", 30),
+              "progress shows while the chip is read: " + str(browser.evaluate("document.getElementById('phase').textContent")))
+        check(browser.evaluate("document.activeElement.id") == "cancel", "the Cancel button has the focus during the read")
+        check_screenshot("02b-progress", browser.screenshot(os.path.join(out, "02b-progress.png")))
         check(browser.wait_for("!document.getElementById('result-section').hidden", 90), "Enter submits; a verdict shows")
         verdict_seconds = time.monotonic() - submitted
         check(browser.evaluate("document.getElementById('verdict').className") == "verdict valid",
