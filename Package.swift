@@ -93,6 +93,10 @@ let package = Package(
                 "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDTesting", "MRTDVerification",
                 "MRTDDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `mrtdctl console` serves its page on 127.0.0.1 (docs/console.md).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
 
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
