@@ -214,14 +214,18 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var passiveAuthentication: PassiveAuthenticationCheck
         public var chipAuthentication: Check
         public var activeAuthentication: Check
+        /// EAC Terminal Authentication; absent when no terminal credentials were configured.
+        public var terminalAuthentication: TerminalAuthenticationCheck?
         public init(
             passiveAuthentication: PassiveAuthenticationCheck = .notPerformed("notImplemented"),
             chipAuthentication: Check = .notPerformed("notImplemented"),
-            activeAuthentication: Check = .notPerformed("notImplemented")
+            activeAuthentication: Check = .notPerformed("notImplemented"),
+            terminalAuthentication: TerminalAuthenticationCheck? = nil
         ) {
             self.passiveAuthentication = passiveAuthentication
             self.chipAuthentication = chipAuthentication
             self.activeAuthentication = activeAuthentication
+            self.terminalAuthentication = terminalAuthentication
         }
     }
 
