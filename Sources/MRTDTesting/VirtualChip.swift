@@ -34,6 +34,8 @@ public struct VirtualChipConfiguration: Sendable {
     public var pace: VirtualPACE?
     /// Chip Authentication and Active Authentication keys and faults (`VirtualChip+Authentication`).
     public var authentication: VirtualChipAuthentication?
+    /// EAC Terminal Authentication (`VirtualChip+TerminalAuthentication`): DG3/DG4 only after TA.
+    public var eac: VirtualEAC? = nil
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -76,6 +78,8 @@ public actor VirtualChip: APDUTransport {
     var paceState = VirtualPACEState()
     /// Chip/Active Authentication progress (`VirtualChip+Authentication`).
     var authenticationState = VirtualChipAuthenticationState()
+    /// Terminal Authentication progress (`VirtualChip+TerminalAuthentication`).
+    var eacState = VirtualEACState()
     /// Exchanges handled so far.
     public private(set) var exchangeCount = 0
 
@@ -146,12 +150,14 @@ public actor VirtualChip: APDUTransport {
     }
 
     func dropSession() {
+        eacState.reset()
         secureMessaging?.wipe()
         secureMessaging = nil
     }
 
     private func handle(_ command: CommandAPDU) -> ResponseAPDU {
         if let answer = handleAuthentication(command) { return answer }
+        if let answer = handleTerminalAuthentication(command) { return answer }
         switch command.ins {
         case 0xA4: return select(command)
         case 0x84: return getChallenge(command)
@@ -198,6 +204,7 @@ public actor VirtualChip: APDUTransport {
             return ResponseAPDU(statusWord: .fileNotFound)
         }
         if let status = configuration.selectStatus[file] { return ResponseAPDU(statusWord: status) }
+        if let refusal = terminalAuthenticationRefusal(file) { return ResponseAPDU(statusWord: refusal) }
         selected = file
         return ResponseAPDU(statusWord: .success)
     }
@@ -248,6 +255,7 @@ public actor VirtualChip: APDUTransport {
         // The answer itself travels in plain (this command came in plain); protection starts with
         // the next command.
         secureMessaging = session
+        eacState.chipIdentifier = TerminalAuthentication.chipIdentifier(mrz: configuration.accessKey)
         return ResponseAPDU(data: eIC + mIC, statusWord: .success)
     }
 
