@@ -82,7 +82,7 @@ public enum TerminalAuthentication {
         var rest = ArraySlice(efCVCA)
         var names: [String] = []
         while let first = rest.first, first != 0x00 {
-            let tlv = try TLV.parse(Array(rest))
+            let tlv = try TLV.parseFirst(rest)
             guard tlv.tag == 0x42, (1...16).contains(tlv.value.count) else {
                 throw ProtocolError.terminalAuthentication(.efCVCAInvalid, detail: "unexpected object in EF.CVCA")
             }
