@@ -69,6 +69,8 @@ public protocol ReadEngine: Sendable {
 public struct StandardReadEngine: ReadEngine {
     public let trustStore: TrustStoreSummary
     private let store: TrustStore?
+    /// EAC terminal credentials (`terminal-directory`); nil: DG3 / DG4 stay skipped.
+    public var terminal: TerminalCredentials? = nil
 
     /// - Parameters:
     ///   - store: what passive authentication trusts; `nil` leaves every result `unverified`.
@@ -96,8 +98,9 @@ public struct StandardReadEngine: ReadEngine {
                 result: ReadResult(status: .failed, error: .init(code: "cancelled", message: "the access key was wiped before the read")),
                 files: [:])
         }
-        let options = ReadOptions(
+        var options = ReadOptions(
             accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: store)
+        options.terminal = terminal
         // The first link is the one the scheduler opened; later ones come from `reconnect`.
         let first = FirstLink(transport)
         let connect: @Sendable () async throws -> any APDUTransport = {

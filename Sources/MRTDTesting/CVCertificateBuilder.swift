@@ -184,3 +184,44 @@ public struct EACTestSet: Sendable {
 }
 
 import Foundation
+
+extension EACTestSet {
+    /// The TEST-ONLY set of `certs/test/eac` (made by `scripts/make-test-fixtures`, embedded in
+    /// `EACTestAssets.swift`): what `mrtdd --simulate`'s passport trusts.
+    public static func fixture() throws -> EACTestSet {
+        func certificate(_ base64: String) throws -> CVCertificate {
+            try CVCertificate(rawBytes: Base64.decode(base64))
+        }
+        let cvca = try certificate(EACTestAssets.cvcaCertificateBase64)
+        return EACTestSet(
+            cvcaKey: try PrivateKey(pem: EACTestAssets.cvcaPrivateKeyPEM), dvKey: try PrivateKey(pem: EACTestAssets.dvPrivateKeyPEM),
+            isKey: try PrivateKey(pem: EACTestAssets.isPrivateKeyPEM), cvca: cvca,
+            dv: try certificate(EACTestAssets.dvCertificateBase64),
+            inspectionSystem: try certificate(EACTestAssets.isCertificateBase64), algorithmOID: cvca.publicKey.algorithmOID)
+    }
+
+    /// Synthetic DG3 / DG4 (biometric information group templates, Doc 9303-10 §4.7.3 / §4.7.4, around
+    /// tiny ISO/IEC 19794-4 / -6 style records): not real fingerprints or irises, only bytes to release.
+    public static let biometricDataGroups: [Int: [UInt8]] = {
+        func group(tag: UInt, format: [UInt8], record: [UInt8]) -> [UInt8] {
+            let header = TLV.encode(tag: 0xA1, children: [
+                TLV.encode(tag: 0x80, value: [0x01, 0x01]),  // ICAO header version
+                TLV.encode(tag: 0x87, value: [0x01, 0x01]),  // format owner: ISO/IEC JTC 1/SC 37
+                TLV.encode(tag: 0x88, value: format),  // format type
+            ])
+            let template = TLV.encode(tag: 0x7F60, children: [header, TLV.encode(tag: 0x5F2E, value: record)])
+            return TLV.encode(tag: tag, value: TLV.encode(tag: 0x7F61, children: [TLV.encode(tag: 0x02, value: [1]), template]))
+        }
+        // "FIR\0" / "IIR\0" record headers, version "010\0", then a few zero bytes.
+        let fir = Array("FIR".utf8) + [0] + Array("010".utf8) + [0] + [UInt8](repeating: 0, count: 24)
+        let iir = Array("IIR".utf8) + [0] + Array("010".utf8) + [0] + [UInt8](repeating: 0, count: 24)
+        return [3: group(tag: 0x63, format: [0x00, 0x07], record: fir), 4: group(tag: 0x76, format: [0x00, 0x09], record: iir)]
+    }()
+
+    /// Gives `configuration` EAC with this set's CVCA: EF.CVCA, the trust point, the chip's date.
+    public func equip(_ configuration: inout VirtualChipConfiguration, chipDate: CVDate) {
+        let eac = virtualEAC(date: chipDate)
+        configuration.files[.cvca] = eac.efCVCA
+        configuration.eac = eac
+    }
+}

@@ -89,7 +89,7 @@ struct MRTDD: AsyncParsableCommand {
         let logger = Logger(label: "mrtdd")
 
         var readerBackends: [any ReaderBackend] = []
-        let engine: StandardReadEngine
+        var engine: StandardReadEngine
         if simulate {
             readerBackends.append(try Simulation.backend(readers: max(1, simReaders), latency: .milliseconds(simLatency)))
             engine = StandardReadEngine(store: try Simulation.store(), summary: Simulation.trustStore)
@@ -97,6 +97,25 @@ struct MRTDD: AsyncParsableCommand {
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
             engine = TrustLoading.engine(paths: configuration.trustStorePaths, logger: logger)
+        }
+        if let directory = configuration.terminalDirectory {
+            do {
+                let credentials = try TerminalCredentials.load(directory: directory)
+                for warning in credentials.warnings {
+                    logger.warning("terminal credentials: \(warning)")
+                }
+                logger.info("terminal credentials loaded", metadata: [
+                    "directory": "\(directory)", "terminals": "\(credentials.terminals.count)",
+                    "certificates": "\(credentials.certificates.count)",
+                ])
+                engine.terminal = credentials
+            } catch {
+                throw ValidationError("terminal-directory: \(error)")
+            }
+        } else if simulate {
+            // The virtual passport has EAC with the TEST-ONLY CVCA of certs/test/eac; so do its credentials.
+            engine.terminal = try EACTestSet.fixture().credentials()
+            logger.notice("simulation: the TEST-ONLY EAC terminal of certs/test/eac reads DG3 and DG4")
         }
         let daemon = Daemon(configuration: configuration, backends: readerBackends, engine: engine, logger: logger)
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
@@ -131,9 +150,12 @@ enum Simulation {
         let authentication = try AuthenticationFixture.make(
             chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)],
             activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
-        let passport = try authentication.specimen()
+        let passport = try SpecimenDocument.make(
+            extraDataGroups: authentication.extraDataGroups.merging(EACTestSet.biometricDataGroups) { a, _ in a })
         var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
         passportChip.authentication = authentication.chip
+        // EAC: DG3 and DG4 behind Terminal Authentication with the TEST-ONLY CVCA of certs/test/eac.
+        try EACTestSet.fixture().equip(&passportChip, chipDate: CVDate(Date()))
         let card = try SpecimenDocument.make()
         let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)
         let idCard = try VirtualChipConfiguration.paceChip(
