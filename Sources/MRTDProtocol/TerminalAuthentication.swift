@@ -53,6 +53,20 @@ public struct FileTerminalKey: TerminalKey {
     }
 }
 
+/// A terminal key in a PKCS #11 token (an HSM; SoftHSM2 in tests).
+public struct PKCS11TerminalKey: TerminalKey {
+    public let key: PKCS11Key
+    public var source: String { "pkcs11" }
+
+    public init(uri: String) throws {
+        key = try PKCS11Key(uri: uri)
+    }
+
+    public func sign(_ message: [UInt8], scheme: SignatureScheme) async throws -> [UInt8] {
+        try await key.sign(message: message, scheme: scheme)
+    }
+}
+
 /// A certificate chain for one chip: the link/DV/IS certificates to present, in order, starting at
 /// one of the chip's trust points, and the key of the last one.
 public struct TerminalChain: Sendable {

@@ -43,7 +43,9 @@ public struct TerminalCredentials: Sendable, Equatable {
 
     /// Loads a terminal directory.
     /// - Throws: `TerminalCredentialsError` when the directory cannot be read or holds no usable terminal.
-    public static func load(directory: String, pkcs11: PKCS11Loader? = nil) throws -> TerminalCredentials {
+    public static func load(
+        directory: String, pkcs11: PKCS11Loader? = { try PKCS11TerminalKey(uri: $0) }
+    ) throws -> TerminalCredentials {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         let names: [String]
         do {
