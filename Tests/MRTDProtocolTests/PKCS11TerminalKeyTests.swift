@@ -11,78 +11,33 @@ import Testing
 /// initialised by the test in a private SOFTHSM2_CONF. Without SoftHSM2 the test fails under CI and
 /// says it was skipped elsewhere.
 @Suite(.serialized) struct PKCS11TerminalKeyTests {
-    static let module = "/usr/lib/softhsm/libsofthsm2.so"
-    static let util = "/usr/bin/softhsm2-util"
-
-    static func available() -> Bool {
-        guard FileManager.default.fileExists(atPath: module), FileManager.default.fileExists(atPath: util) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("SoftHSM2 is missing (apt-get install softhsm2; scripts/setup installs it)")
-            } else {
-                print("SKIPPED PKCS11TerminalKeyTests: SoftHSM2 (\(module), \(util)) is not installed")
-            }
-            return false
-        }
-        return true
-    }
-
-    @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: util)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw CryptoError.unsupported("softhsm2-util \(arguments.first ?? ""): \(output)") }
-        return output
-    }
-
-    /// A fresh token `mrtdd-test` (user PIN 1234) holding `key` as `is-key`, id 01.
-    static func token(with keys: [(label: String, id: String, key: PrivateKey)]) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("softhsm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("tokens"), withIntermediateDirectories: true)
-        let conf = dir.appendingPathComponent("softhsm2.conf")
-        try "directories.tokendir = \(dir.path)/tokens\nobjectstore.backend = file\nlog.level = ERROR\n"
-            .write(to: conf, atomically: true, encoding: .utf8)
-        // The module reads SOFTHSM2_CONF when it is initialised: once per process, so this suite
-        // makes one token for all its tests.
-        setenv("SOFTHSM2_CONF", conf.path, 1)
-        try run(["--init-token", "--free", "--label", "mrtdd-test", "--pin", "1234", "--so-pin", "5678"])
-        for entry in keys {
-            let pem = dir.appendingPathComponent("\(entry.label).pem")
-            let der = try entry.key.pkcs8()
-            let text = "-----BEGIN PRIVATE KEY-----\n" + Data(der).base64EncodedString(options: .lineLength64Characters)
-                + "\n-----END PRIVATE KEY-----\n"
-            try text.write(to: pem, atomically: true, encoding: .utf8)
-            try run(["--import", pem.path, "--token", "mrtdd-test", "--label", entry.label, "--id", entry.id, "--pin", "1234"])
-            try FileManager.default.removeItem(at: pem)
-        }
-        return dir
-    }
-
+    static let module = SoftHSMToken.module
     static let ecSet = try! EACTestSet.make()
     static let rsaSet = try! EACTestSet.make(algorithmOID: "0.4.0.127.0.7.2.2.2.1.4", rsaBits: 2048)
-    nonisolated(unsafe) static var tokenDirectory: URL?
 
-    static func prepared() throws -> URL? {
-        guard available() else { return nil }
-        if let tokenDirectory { return tokenDirectory }
-        let dir = try token(with: [("is-key", "01", ecSet.isKey), ("rsa-key", "02", rsaSet.isKey)])
-        tokenDirectory = dir
-        return dir
+    /// The process's SoftHSM2 token with both IS keys, or nil (skipped loudly; a failure under CI).
+    static func prepared() throws -> SoftHSMToken? {
+        do {
+            let token = try SoftHSMToken.token()
+            _ = try token.uri(importing: ecSet.isKey, as: "is-key")
+            _ = try token.uri(importing: rsaSet.isKey, as: "rsa-key")
+            return token
+        } catch let why as SoftHSMToken.Unavailable {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("PKCS #11 test cannot run in CI: \(why)")
+            } else {
+                print("SKIPPED PKCS11TerminalKeyTests: \(why)")
+            }
+            return nil
+        }
     }
 
-    static func uri(_ object: String, pin: String = "1234") -> String {
-        "pkcs11:token=mrtdd-test;object=\(object);type=private?module-path=\(module)&pin-value=\(pin)"
-    }
+    static func uri(_ object: String, pin: String = "1234") -> String { SoftHSMToken.uri(object: object, pin: pin) }
 
     @Test(arguments: [("is-key", false), ("rsa-key", true)])
     func terminalAuthenticationWithTheKeyInSoftHSM2(object: String, rsa: Bool) async throws {
-        guard let dir = try Self.prepared() else { return }
+        guard let token = try Self.prepared() else { return }
+        let dir = token.directory
         let set = rsa ? Self.rsaSet : Self.ecSet
         // A terminal directory as an operator writes it: certificates, and a URI instead of a key file.
         let terminal = dir.appendingPathComponent("terminal-\(object)")

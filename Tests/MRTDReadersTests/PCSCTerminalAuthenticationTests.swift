@@ -7,8 +7,9 @@ import Testing
 @testable import MRTDReaders
 
 /// EAC Terminal Authentication through real pcscd + vpcd: the TEST-ONLY terminal of certs/test/eac
-/// (key in a PKCS #8 file, loaded from disk as `--terminal` does) reads DG3/DG4 of a virtual passport
-/// that trusts its CVCA; a chip trusting another CVCA refuses, with the specific reason.
+/// (key in a PKCS #8 file, loaded from disk as `--terminal` does, or imported into SoftHSM2) reads
+/// DG3/DG4 of a virtual passport that trusts its CVCA; a chip trusting another CVCA refuses, with the
+/// specific reason.
 extension PCSCHardwareLoopTests {
     static let terminalDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -25,12 +26,22 @@ extension PCSCHardwareLoopTests {
     }
 
     @Test func terminalAuthenticationThroughPcscdReleasesDG3AndDG4OnlyToTheTrustedTerminal() async throws {
-        let credentials = try TerminalCredentials.load(directory: Self.terminalDirectory)
+        let fileCredentials = try TerminalCredentials.load(directory: Self.terminalDirectory)
         let trusted = try EACTestSet.fixture()
         let stranger = try EACTestSet.make(country: "XX")
+        var runs = [(fileCredentials, trusted, true), (fileCredentials, stranger, false)]
+        do {
+            let uri = try SoftHSMToken.token().uri(importing: trusted.isKey, as: "fixture-is-key")
+            let hsm = TerminalCredentials(
+                certificates: fileCredentials.certificates,
+                terminals: [.init(certificate: trusted.inspectionSystem, key: try PKCS11TerminalKey(uri: uri))])
+            runs.append((hsm, trusted, true))
+        } catch let why as SoftHSMToken.Unavailable {
+            Support.unavailable("\(why)")
+        }
         try await Support.withDaemon { daemon, backend in
             let events = await EventRecorder.start(backend.events())
-            for (set, passes) in [(trusted, true), (stranger, false)] {
+            for (credentials, set, passes) in runs {
                 let (chip, specimen) = try Self.eacChip(trusting: set)
                 let card = VPCDCard(chip: chip, port: daemon.vpcdPort)
                 try await Self.insert(card, events: events)
@@ -48,6 +59,7 @@ extension PCSCHardwareLoopTests {
                     #expect(read.files[.dg(3)] == specimen.files[.dg(3)])
                     #expect(read.files[.dg(4)] == specimen.files[.dg(4)])
                     #expect(read.result.dataGroupsSkipped.isEmpty)
+                    #expect(ta.keySource == credentials.terminals[0].key.source)
                 } else {
                     #expect(ta.result == "failed")
                     #expect(ta.reason == TerminalAuthenticationFailure.trustPointUnknown.code)
