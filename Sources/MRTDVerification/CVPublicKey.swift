@@ -47,7 +47,7 @@ public struct CVPublicKey: Sendable, Equatable {
     /// A DER SubjectPublicKeyInfo for OpenSSL: RSA as `rsaEncryption`, EC with explicit domain
     /// parameters from this key or, for DV/IS keys, from `domain` (the CVCA key).
     public func subjectPublicKeyInfo(domain: CVPublicKey?) throws(CVCertificateError) -> [UInt8] {
-        func sequence(_ parts: [UInt8]...) -> [UInt8] { TLV.encode(tag: 0x30, value: parts.joined()) }
+        func sequence(_ parts: [UInt8]...) -> [UInt8] { TLV.encode(tag: 0x30, value: parts.flatMap { $0 }) }
         func integer(_ magnitude: [UInt8]) -> [UInt8] {
             var m = Array(magnitude.drop { $0 == 0 })
             if m.isEmpty || m[0] & 0x80 != 0 { m.insert(0, at: 0) }
