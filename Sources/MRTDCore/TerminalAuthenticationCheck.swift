@@ -2,8 +2,8 @@
 ///
 /// `passed` only when the chip accepted the certificate chain and the terminal's signature;
 /// `failed` with a stable reason code (`terminalTrustPointUnknown`, `terminalCertificateExpired`, …);
-/// `notPerformed` when there was nothing to do (no EAC-protected group asked for, no Chip
-/// Authentication to bind it to).
+/// `notPerformed` when there was no Chip Authentication to bind it to. Absent unless terminal
+/// credentials were configured and DG3 or DG4 was asked for.
 public struct TerminalAuthenticationCheck: Sendable, Equatable, Codable {
     /// `passed`, `failed` or `notPerformed`.
     public var result: String

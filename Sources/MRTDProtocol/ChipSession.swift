@@ -214,10 +214,10 @@ public final class ChipSession {
         try await authentication.confirmChipAuthenticationKeys()
         warnings += authentication.warnings
         var checks = authentication.checks
-        if options.terminal != nil {
-            checks.terminalAuthentication = terminalAuthentication ?? (options.dataGroups.contains { $0 == 3 || $0 == 4 }
-                ? .notPerformed("chipAuthenticationNotPerformed", detail: "DG14 was not read")
-                : .notPerformed("noEACDataGroupRequested"))
+        // Reported when it was asked for: credentials and DG3 or DG4 (a read without them is unchanged).
+        if eacWanted {
+            checks.terminalAuthentication = terminalAuthentication
+                ?? .notPerformed("chipAuthenticationNotPerformed", detail: "DG14 was not read")
         }
         if let cam = opened.chipAuthentication {
             // PACE-CAM authenticated the chip with the key in EF.CardSecurity; DG14 CA did not run.

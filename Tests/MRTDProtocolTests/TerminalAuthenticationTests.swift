@@ -97,6 +97,15 @@ import Testing
         #expect(read.result.dataGroupsSkipped.allSatisfy { $0.reason == "securityStatusNotSatisfied" })
     }
 
+    @Test func credentialsWithoutAnEACGroupAskedForChangeNothing() async throws {
+        let set = try EACTestSet.make()
+        let setup = try Self.setup(chipTrusts: set)
+        let read = await Self.read(setup, set.credentials(), groups: [1, 2, 15])
+        #expect(read.result.checks.terminalAuthentication == nil)
+        #expect(read.result.dataGroupsSkipped.isEmpty)
+        #expect(await setup.chip.terminalAuthenticationGranted.isEmpty)
+    }
+
     @Test func theChipEnforcesTheRightsOfTheChain() async throws {
         let set = try EACTestSet.make()
         // DG4 only: TA passes, and the chip still refuses DG3.
