@@ -186,7 +186,7 @@ public struct EACTestSet: Sendable {
 import Foundation
 
 extension EACTestSet {
-    /// The TEST-ONLY set of `certs/test/eac` (made by `scripts/make-test-fixtures`, embedded in
+    /// The TEST-ONLY set of `certs/test-eac` (made by `scripts/make-test-fixtures`, embedded in
     /// `EACTestAssets.swift`): what `mrtdd --simulate`'s passport trusts.
     public static func fixture() throws -> EACTestSet {
         func certificate(_ base64: String) throws -> CVCertificate {

@@ -74,7 +74,7 @@ struct Read: AsyncParsableCommand {
     var trustOptions: TrustOptions
 
     @Option(name: .customLong("terminal"), help: ArgumentHelp(
-        "EAC terminal credentials: a directory of NAME.cvcert (CVCA link, DV, IS) with NAME.pkcs8 (DER or PEM key) or NAME.pkcs11 (RFC 7512 URI) beside each IS certificate. With DG3/DG4 in --data-groups, Terminal Authentication runs after Chip Authentication. --simulate's passport trusts certs/test/eac (TEST ONLY).",
+        "EAC terminal credentials: a directory of NAME.cvcert (CVCA link, DV, IS) with NAME.pkcs8 (DER or PEM key) or NAME.pkcs11 (RFC 7512 URI) beside each IS certificate. With DG3/DG4 in --data-groups, Terminal Authentication runs after Chip Authentication. --simulate's passport trusts certs/test-eac (TEST ONLY).",
         valueName: "DIR"))
     var terminal: String?
 
@@ -136,7 +136,7 @@ struct Read: AsyncParsableCommand {
             read = try await direct.readReconnecting(json: json, options: options, record: record)
         } else {
             let authentication = try authenticationChip.fixture()
-            // DG3 / DG4 behind EAC with the TEST-ONLY CVCA of certs/test/eac (when CA keys are there).
+            // DG3 / DG4 behind EAC with the TEST-ONLY CVCA of certs/test-eac (when CA keys are there).
             let eac = authentication?.dg14 != nil
             let specimen = try chip.makeSpecimen(extraDataGroups: (authentication?.extraDataGroups ?? [:])
                 .merging(eac ? EACTestSet.biometricDataGroups : [:]) { a, _ in a })

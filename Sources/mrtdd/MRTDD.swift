@@ -113,9 +113,9 @@ struct MRTDD: AsyncParsableCommand {
                 throw ValidationError("terminal-directory: \(error)")
             }
         } else if simulate {
-            // The virtual passport has EAC with the TEST-ONLY CVCA of certs/test/eac; so do its credentials.
+            // The virtual passport has EAC with the TEST-ONLY CVCA of certs/test-eac; so do its credentials.
             engine.terminal = try EACTestSet.fixture().credentials()
-            logger.notice("simulation: the TEST-ONLY EAC terminal of certs/test/eac reads DG3 and DG4")
+            logger.notice("simulation: the TEST-ONLY EAC terminal of certs/test-eac reads DG3 and DG4")
         }
         let daemon = Daemon(configuration: configuration, backends: readerBackends, engine: engine, logger: logger)
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
@@ -154,7 +154,7 @@ enum Simulation {
             extraDataGroups: authentication.extraDataGroups.merging(EACTestSet.biometricDataGroups) { a, _ in a })
         var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
         passportChip.authentication = authentication.chip
-        // EAC: DG3 and DG4 behind Terminal Authentication with the TEST-ONLY CVCA of certs/test/eac.
+        // EAC: DG3 and DG4 behind Terminal Authentication with the TEST-ONLY CVCA of certs/test-eac.
         try EACTestSet.fixture().equip(&passportChip, chipDate: CVDate(Date()))
         let card = try SpecimenDocument.make()
         let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)

@@ -6,14 +6,14 @@ import Testing
 
 @testable import MRTDReaders
 
-/// EAC Terminal Authentication through real pcscd + vpcd: the TEST-ONLY terminal of certs/test/eac
+/// EAC Terminal Authentication through real pcscd + vpcd: the TEST-ONLY terminal of certs/test-eac
 /// (key in a PKCS #8 file, loaded from disk as `--terminal` does, or imported into SoftHSM2) reads
 /// DG3/DG4 of a virtual passport that trusts its CVCA; a chip trusting another CVCA refuses, with the
 /// specific reason.
 extension PCSCHardwareLoopTests {
     static let terminalDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("certs/test/eac").path
+        .appendingPathComponent("certs/test-eac").path
 
     static func eacChip(trusting set: EACTestSet) throws -> (VirtualChip, SpecimenDocument) {
         let fixture = try AuthenticationFixture.make(chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)])
