@@ -40,9 +40,11 @@ let package = Package(
         .target(
             name: "MRTDCore",
             dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")]),
+        // A narrow PKCS #11 client (dlopen of the module an RFC 7512 URI names): EAC terminal keys in an HSM.
+        .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "MRTDCrypto",
-            dependencies: ["MRTDCore", "CLibCrypto"]),
+            dependencies: ["MRTDCore", "CLibCrypto", "CPKCS11"]),
         .target(
             name: "MRTDVerification",
             dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")]),

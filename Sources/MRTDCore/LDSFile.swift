@@ -6,6 +6,8 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
     case atrInfo
     case com
     case sod
+    /// EF.CVCA in the eMRTD application: the chip's EAC trust points (BSI TR-03110-3 §A.6.2.1).
+    case cvca
     /// DG1 to DG16.
     case dg(Int)
 
@@ -20,6 +22,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .atrInfo: return 0x2F01
         case .com: return 0x011E
         case .sod: return 0x011D
+        case .cvca: return 0x011C
         case .dg(let n): return 0x0100 + UInt16(n)
         }
     }
@@ -32,6 +35,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .atrInfo: return 0x01
         case .com: return 0x1E
         case .sod: return 0x1D
+        case .cvca: return 0x1C
         case .dg(let n): return UInt8(n)
         }
     }
@@ -54,7 +58,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
             let tags: [UInt] = [0x61, 0x75, 0x63, 0x76, 0x65, 0x66, 0x67, 0x68,
                                 0x69, 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x6F, 0x70]
             return (1...16).contains(n) ? tags[n - 1] : nil
-        case .cardAccess, .cardSecurity, .atrInfo: return nil
+        case .cardAccess, .cardSecurity, .atrInfo, .cvca: return nil
         }
     }
 
@@ -77,6 +81,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .atrInfo: return "EF_ATR_INFO"
         case .com: return "EF_COM"
         case .sod: return "EF_SOD"
+        case .cvca: return "EF_CVCA"
         case .dg(let n): return "DG\(n)"
         }
     }
@@ -89,6 +94,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case "EF_ATR_INFO": self = .atrInfo
         case "EF_COM": self = .com
         case "EF_SOD": self = .sod
+        case "EF_CVCA": self = .cvca
         default:
             guard name.hasPrefix("DG"), let n = Int(name.dropFirst(2)), (1...16).contains(n) else {
                 return nil
@@ -106,6 +112,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .cardSecurity: return 2
         case .com: return 3
         case .sod: return 4
+        case .cvca: return 5
         case .dg(let n): return 10 + n
         }
     }

@@ -17,4 +17,26 @@ public enum ObjectIdentifierContent {
         }
         return out
     }
+
+    /// The dotted form of DER content bytes; nil when they are not a valid OID encoding.
+    public static func dotted(_ content: [UInt8]) -> String? {
+        guard !content.isEmpty, content.last! & 0x80 == 0 else { return nil }
+        var arcs: [UInt64] = []
+        var value: UInt64 = 0
+        var start = true
+        for byte in content {
+            // X.690 §8.19.2: no leading 0x80 in a subidentifier; 9 septets fit 63 bits.
+            if start && byte == 0x80 { return nil }
+            guard value >> 56 == 0 else { return nil }
+            value = value << 7 | UInt64(byte & 0x7F)
+            start = byte & 0x80 == 0
+            if start {
+                arcs.append(value)
+                value = 0
+            }
+        }
+        let first = min(arcs[0] / 40, 2)
+        let parts = [first, arcs[0] - first * 40] + arcs.dropFirst()
+        return parts.map(String.init).joined(separator: ".")
+    }
 }

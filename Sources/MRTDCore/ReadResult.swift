@@ -245,12 +245,15 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var revocation: Check?
         /// Deviations from signed deviation lists (Doc 9303-12 §10) that match this document.
         public var deviations: [DeviationMatch]?
+        /// EAC Terminal Authentication; absent when no terminal credentials were configured.
+        public var terminalAuthentication: TerminalAuthenticationCheck?
         public init(
             passiveAuthentication: PassiveAuthenticationCheck = .notPerformed("notImplemented"),
             chipAuthentication: Check = .notPerformed("notImplemented"),
             activeAuthentication: Check = .notPerformed("notImplemented"),
             issuingCountry: Check? = nil, documentExpiry: Check? = nil, accessKeyMatch: Check? = nil,
-            dataGroupStructure: Check? = nil, revocation: Check? = nil, deviations: [DeviationMatch]? = nil
+            dataGroupStructure: Check? = nil, revocation: Check? = nil, deviations: [DeviationMatch]? = nil,
+            terminalAuthentication: TerminalAuthenticationCheck? = nil
         ) {
             self.passiveAuthentication = passiveAuthentication
             self.chipAuthentication = chipAuthentication
@@ -261,6 +264,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
             self.dataGroupStructure = dataGroupStructure
             self.revocation = revocation
             self.deviations = deviations
+            self.terminalAuthentication = terminalAuthentication
         }
     }
 

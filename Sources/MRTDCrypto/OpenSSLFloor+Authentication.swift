@@ -53,4 +53,16 @@ extension OpenSSLFloor {
         guard EVP_PKEY_verify_init(context) == 1 else { return false }
         return EVP_PKEY_verify(context, derSignature, derSignature.count, hash, hash.count) == 1
     }
+
+    /// TA's asymmetric work on the terminal: one signature of the TA input with the IS key
+    /// (`EVP_DigestSign`: hash and sign; RSA v1.5 or DER ECDSA, whatever the key is).
+    public static func terminalAuthenticationSignature(key: PrivateKey, message: [UInt8], digest: DigestAlgorithm) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        let md = FetchedAlgorithms.shared.digest(digest)
+        guard EVP_DigestSignInit_ex(context, nil, EVP_MD_get0_name(md), nil, nil, key.handle.pointer, nil) == 1 else { return false }
+        var signature = [UInt8](repeating: 0, count: 1024)
+        var length = signature.count
+        return EVP_DigestSign(context, &signature, &length, message, message.count) == 1
+    }
 }

@@ -46,6 +46,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// When set, the transcript of every chip session is written into this directory
     /// (docs/transcripts.md). Off by default: transcripts hold the access key (personal data).
     public var recordDirectory: String?
+    /// EAC terminal credentials (`NAME.cvcert` with `NAME.pkcs8` / `NAME.pkcs11`, docs/authentication.md):
+    /// with them, reads asking for DG3 / DG4 run Terminal Authentication. Unset: those groups stay skipped.
+    public var terminalDirectory: String?
 
     public init() {}
 
@@ -120,6 +123,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             // Empty turns recording off; a relative path would depend on the working directory.
             guard value.isEmpty || value.hasPrefix("/") else { throw .invalidValue(key, value) }
             recordDirectory = value.isEmpty ? nil : value
+        case "terminal-directory":
+            guard value.isEmpty || value.hasPrefix("/") else { throw .invalidValue(key, value) }
+            terminalDirectory = value.isEmpty ? nil : value
         default: throw .unknownKey(key)
         }
     }

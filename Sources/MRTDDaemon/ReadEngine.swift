@@ -77,6 +77,8 @@ public struct StandardReadEngine: ReadEngine {
     private let manager: TrustManager
 
     public var trustStore: TrustStoreSummary { manager.summary }
+    /// EAC terminal credentials (`terminal-directory`); nil: DG3 / DG4 stay skipped.
+    public var terminal: TerminalCredentials? = nil
 
     /// - Parameters:
     ///   - store: what passive authentication trusts; `nil` leaves every result `unverified`.
@@ -109,8 +111,9 @@ public struct StandardReadEngine: ReadEngine {
                 result: ReadResult(status: .failed, error: .init(code: "cancelled", message: "the access key was wiped before the read")),
                 files: [:])
         }
-        let options = ReadOptions(
+        var options = ReadOptions(
             accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: manager.store)
+        options.terminal = terminal
         // The first link is the one the scheduler opened; later ones come from `reconnect`.
         let first = FirstLink(transport)
         let connect: @Sendable () async throws -> any APDUTransport = {

@@ -69,6 +69,9 @@ public struct ChipAuthenticationOutcome: Sendable, Equatable {
     public var version: Int
     /// The key ID of the chip key used, if DG14 gives one.
     public var keyID: Int?
+    /// The terminal's ephemeral public key (`PK_PCD`): Terminal Authentication signs its compressed
+    /// form (BSI TR-03110-1 §4.4 with TA version 1 after CA).
+    public var terminalPublicKey: [UInt8] = []
 }
 
 /// Chip Authentication, Doc 9303-11 §6.2 / BSI TR-03110-1 §3.4: an ephemeral-static (EC)DH key
@@ -159,7 +162,8 @@ public enum ChipAuthentication {
             ssc: [UInt8](repeating: 0, count: mechanism.smCipher.blockSize)))
         return ChipAuthenticationOutcome(
             caProtocol: mechanism, keyAgreement: chipKey.algorithm, domainName: chipKey.domainName,
-            fieldBits: chipKey.fieldBits, version: version, keyID: parameters.keyID)
+            fieldBits: chipKey.fieldBits, version: version, keyID: parameters.keyID,
+            terminalPublicKey: terminalPublicKey)
     }
 
     /// Decodes and validates the chip's static key (RELIABILITY CA-01).

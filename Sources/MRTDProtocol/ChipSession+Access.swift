@@ -76,6 +76,8 @@ extension ChipSession {
             return try await openWithBAC(files: files, warnings: warnings, fallback: error)
         }
 
+        chipIdentifier = TerminalAuthentication.compressed(
+            outcome.chipEphemeralPublicKey, keyAgreement: parameters.paceProtocol.keyAgreement)
         // From here on a secure-messaging fault is recovered by running PACE again.
         established = .pace(parameters, cardAccess: securityInfos, cardSecurity: nil, chipAuthentication: nil)
         var chipAuthentication: ReadResult.Check?
@@ -114,6 +116,7 @@ extension ChipSession {
             throw fallback ?? ProtocolError.paceNotSupported(
                 "the chip offers no PACE, and a CAN opens a document with PACE only")
         }
+        chipIdentifier = TerminalAuthentication.chipIdentifier(mrz: mrz)
         let lds2 = try await selectApplications()
         do {
             try await BAC.perform(channel: channel, key: mrz, random: random)

@@ -56,6 +56,8 @@ final class SessionAuthentication {
     private var awaitingConfirmation = false
     /// The Chip Authentication that switched the keys, repeated after a re-authentication.
     private var performedParameters: ChipAuthenticationParameters?
+    /// The DG14 Chip Authentication that ran (Terminal Authentication signs its ephemeral key).
+    private(set) var chipAuthenticationOutcome: ChipAuthenticationOutcome?
 
     init(channel: ChipChannel, random: any RandomSource) {
         self.channel = channel
@@ -105,6 +107,7 @@ final class SessionAuthentication {
             let outcome = try await ChipAuthentication.perform(channel: channel, parameters: parameters, random: random)
             awaitingConfirmation = true
             performedParameters = parameters
+            chipAuthenticationOutcome = outcome
             let domain = outcome.domainName ?? "\(outcome.fieldBits)-bit explicit"
             checks.chipAuthentication = .init(
                 result: AuthenticationVerdict.passedUnverifiedKey, reason: "keyFileUnverified: DG14",

@@ -55,6 +55,12 @@ public struct ReadOptions: Sendable, Equatable {
     public var trustStore: TrustStore?
     /// Recovery from lost cards and secure-messaging faults (bounded attempts, a deadline).
     public var recovery: RecoveryPolicy
+    /// EAC terminal credentials: with them, Terminal Authentication runs after Chip Authentication
+    /// when DG3 or DG4 is asked for (BSI TR-03110-1 §4.4); without, those groups stay skipped.
+    public var terminal: TerminalCredentials? = nil
+    /// The date certificate validity is judged at before the chain is presented (default: today, UTC);
+    /// the chip judges again at its own current date.
+    public var terminalDate: CVDate? = nil
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,
@@ -112,6 +118,8 @@ public final class ChipSession {
     var established: Established?
     /// Whether the eMRTD application was selected (a re-authentication selects it again).
     var applicationSelected = false
+    /// `ID_PICC` for Terminal Authentication: set when the chip is opened (BAC or PACE).
+    var chipIdentifier: [UInt8]?
     /// Chip/Active Authentication state (created after opening).
     var authentication: SessionAuthentication?
     var reconnects = 0
@@ -154,6 +162,7 @@ public final class ChipSession {
         var skipped: [ReadResult.SkippedFile] = []
 
         var warnings: [String] = opened.warnings
+        var terminalAuthentication: TerminalAuthenticationCheck?
         // Files from 15 % to 95 %; the count of planned files is known only after EF.COM.
         progress?(.init(phase: .reading, file: LDSFile.com.name, percent: 15))
         let com = try await readRecovering(.com, with: reader)
@@ -165,7 +174,9 @@ public final class ChipSession {
         } catch {
             warnings.append("EF_COM: \(error)")
         }
-        let wanted = Set([1, 2] + options.dataGroups).sorted().map { LDSFile.dg($0) }
+        // Terminal Authentication needs Chip Authentication first: DG14 comes with DG3 / DG4.
+        let eacWanted = options.terminal != nil && options.dataGroups.contains { $0 == 3 || $0 == 4 }
+        let wanted = Set([1, 2] + options.dataGroups + (eacWanted ? [14] : [])).sorted().map { LDSFile.dg($0) }
             // DG1 and DG2 are mandatory; others are read only when EF.COM lists them.
             .filter { listed?.contains($0) ?? true || $0 == .dg(1) || $0 == .dg(2) }
         let planned = wanted.count + 2
@@ -184,6 +195,10 @@ public final class ChipSession {
                         try await authentication.chipAuthentication(
                             dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
                     }
+                    if eacWanted {
+                        terminalAuthentication = try await runTerminalAuthentication(
+                            wanted: wanted, authentication: authentication, with: reader)
+                    }
                 }
             } catch ProtocolError.fileAccessDenied(_, let sw) {
                 // EAC-protected groups (DG3, DG4) answer 6982 without terminal authentication.
@@ -199,6 +214,11 @@ public final class ChipSession {
         try await authentication.confirmChipAuthenticationKeys()
         warnings += authentication.warnings
         var checks = authentication.checks
+        // Reported when it was asked for: credentials and DG3 or DG4 (a read without them is unchanged).
+        if eacWanted {
+            checks.terminalAuthentication = terminalAuthentication
+                ?? .notPerformed("chipAuthenticationNotPerformed", detail: "DG14 was not read")
+        }
         if let cam = opened.chipAuthentication {
             // PACE-CAM authenticated the chip with the key in EF.CardSecurity; DG14 CA did not run.
             checks.chipAuthentication = cam

@@ -16,6 +16,8 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     case authenticationFailed(String)
     /// Chip Authentication failed (RELIABILITY CA-01, CA-02); `detail` is free of key material.
     case chipAuthentication(ChipAuthenticationFailure, detail: String)
+    /// EAC Terminal Authentication failed (reported in `checks.terminalAuthentication`, never ending the read).
+    case terminalAuthentication(TerminalAuthenticationFailure, detail: String)
     /// A secure-messaging response whose MAC is wrong. Nothing from it is used.
     case secureMessagingMACInvalid
     /// A secure-messaging response lacking a mandatory data object (`DO'8E'`, `DO'99'`).
@@ -89,6 +91,7 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bacNotSupported: return "bacNotSupported"
         case .authenticationFailed: return "authenticationFailed"
         case .chipAuthentication(let failure, _): return failure.code
+        case .terminalAuthentication(let failure, _): return failure.code
         case .secureMessagingMACInvalid: return "secureMessagingMACInvalid"
         case .secureMessagingObjectMissing: return "secureMessagingObjectMissing"
         case .secureMessagingMalformed: return "secureMessagingMalformed"
@@ -134,6 +137,7 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bacNotSupported(let sw): return "the chip does not support BAC (\(sw))"
         case .authenticationFailed(let why): return "chip authentication response rejected: \(why)"
         case .chipAuthentication(let failure, let detail): return "Chip Authentication failed (\(failure.code)): \(detail)"
+        case .terminalAuthentication(let failure, let detail): return "Terminal Authentication failed (\(failure.code)): \(detail)"
         case .secureMessagingMACInvalid: return "secure messaging: response MAC is invalid; response discarded"
         case .secureMessagingObjectMissing(let what): return "secure messaging: response lacks \(what)"
         case .secureMessagingMalformed(let why): return "secure messaging: malformed response: \(why)"

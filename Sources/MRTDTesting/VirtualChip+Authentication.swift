@@ -136,6 +136,7 @@ extension VirtualChip {
         guard let secret = agree(publicKey.bytes, key: authentication.chipAuthenticationKeys[index], authentication) else {
             return ResponseAPDU(statusWord: .incorrectData)
         }
+        eacState.noteChipAuthentication(terminalKey: publicKey.bytes, keyAgreement: authentication.chipAuthenticationKeys[index].caProtocol.keyAgreement)
         authenticationState.pendingSecureMessaging = session(keyInput: secret, cipher: .tripleDES)
         return ResponseAPDU(statusWord: .success)
     }
@@ -165,6 +166,7 @@ extension VirtualChip {
               let publicKey = children.first(where: { $0.tag == 0x80 }),
               var secret = agree(publicKey.bytes, key: key, authentication)
         else { return ResponseAPDU(statusWord: .incorrectData) }
+        eacState.noteChipAuthentication(terminalKey: publicKey.bytes, keyAgreement: key.caProtocol.keyAgreement)
         var answer: [UInt8] = []
         if key.version >= 2 {
             guard let nonce = try? SystemRandom().randomBytes(8) else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }

@@ -221,6 +221,8 @@ extension VirtualChip {
                 secureMessaging = SecureMessaging(
                     cipher: cipher, kEnc: paceState.kEnc, kMac: paceState.kMac,
                     ssc: [UInt8](repeating: 0, count: cipher.blockSize))
+                eacState.chipIdentifier = TerminalAuthentication.compressed(
+                    paceState.ephPK, keyAgreement: paceState.paceProtocol?.keyAgreement ?? .ecdh)
                 paceState.reset()
                 return ResponseAPDU(data: TLV.encode(tag: 0x7C, value: objects), statusWord: .success)
             default:

@@ -37,6 +37,8 @@ public struct VirtualChipConfiguration: Sendable {
     /// Behaviours of real chips from field reports (`VirtualChip+Quirks.swift`, docs/field-quirks.md);
     /// set them with ``with(quirks:)``.
     public var quirks: Set<VirtualChipQuirk> = []
+    /// EAC Terminal Authentication (`VirtualChip+TerminalAuthentication`): DG3/DG4 only after TA.
+    public var eac: VirtualEAC? = nil
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -81,6 +83,8 @@ public actor VirtualChip: APDUTransport {
     var authenticationState = VirtualChipAuthenticationState()
     /// What the quirks remember (`VirtualChip+Quirks.swift`).
     var quirkState = VirtualQuirkState()
+    /// Terminal Authentication progress (`VirtualChip+TerminalAuthentication`).
+    var eacState = VirtualEACState()
     /// Exchanges handled so far.
     public private(set) var exchangeCount = 0
 
@@ -174,12 +178,14 @@ public actor VirtualChip: APDUTransport {
     }
 
     func dropSession() {
+        eacState.reset()
         secureMessaging?.wipe()
         secureMessaging = nil
     }
 
     private func handle(_ command: CommandAPDU) -> ResponseAPDU {
         if let answer = handleAuthentication(command) { return answer }
+        if let answer = handleTerminalAuthentication(command) { return answer }
         switch command.ins {
         case 0xA4: return select(command)
         case 0x84: return getChallenge(command)
@@ -226,6 +232,7 @@ public actor VirtualChip: APDUTransport {
             return ResponseAPDU(statusWord: .fileNotFound)
         }
         if let status = configuration.selectStatus[file] { return ResponseAPDU(statusWord: status) }
+        if let refusal = terminalAuthenticationRefusal(file) { return ResponseAPDU(statusWord: refusal) }
         selected = file
         return ResponseAPDU(statusWord: .success)
     }
@@ -278,6 +285,7 @@ public actor VirtualChip: APDUTransport {
         // The answer itself travels in plain (this command came in plain); protection starts with
         // the next command.
         secureMessaging = session
+        eacState.chipIdentifier = TerminalAuthentication.chipIdentifier(mrz: configuration.accessKey)
         return ResponseAPDU(data: eIC + mIC, statusWord: .success)
     }
 

@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import MRTDVerification
 
 @main
 struct MRTDCtl: AsyncParsableCommand {
@@ -75,6 +76,11 @@ struct Read: AsyncParsableCommand {
     @OptionGroup(title: "Passive authentication")
     var trustOptions: TrustOptions
 
+    @Option(name: .customLong("terminal"), help: ArgumentHelp(
+        "EAC terminal credentials: a directory of NAME.cvcert (CVCA link, DV, IS) with NAME.pkcs8 (DER or PEM key) or NAME.pkcs11 (RFC 7512 URI) beside each IS certificate. With DG3/DG4 in --data-groups, Terminal Authentication runs after Chip Authentication. --simulate's passport trusts certs/test-eac (TEST ONLY).",
+        valueName: "DIR"))
+    var terminal: String?
+
     @OptionGroup(title: "Access control")
     var accessOptions: AccessOptions
 
@@ -99,6 +105,9 @@ struct Read: AsyncParsableCommand {
             throw ValidationError("give either --mrz or --mrz-key, not both")
         }
         try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil || accessOptions.can != nil)
+        if terminal != nil && !simulate && !direct.direct {
+            throw ValidationError("--terminal applies to --simulate and --direct; the daemon uses its terminal-directory setting")
+        }
         if !simulate && (faultChip.isActive || faultChip.noCardAccess) {
             throw ValidationError("--sim-fault, --sim-remove-at and --sim-no-card-access need --simulate")
         }
@@ -115,20 +124,31 @@ struct Read: AsyncParsableCommand {
         }
         let key = try accessKey()
         let groups = try dataGroupNumbers().map { [1, 2] + $0 } ?? [1, 2, 14, 15]
-        let options = ReadOptions(
+        var options = ReadOptions(
             accessKey: accessOptions.accessKey(mrz: key), dataGroups: groups,
             reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
             trustStore: try trustOptions.store(trustingTestCSCA: simulate))
+        if let terminal {
+            do {
+                options.terminal = try TerminalCredentials.load(directory: terminal)
+            } catch {
+                throw ValidationError("--terminal: \(error)")
+            }
+        }
         let read: DocumentReader.Read
         if direct.direct {
             // Reconnects after a lost card (docs/reliability.md).
             read = try await direct.readReconnecting(json: json, options: options, record: record)
         } else {
             let authentication = try authenticationChip.fixture()
-            let specimen = try chip.makeSpecimen(extraDataGroups: authentication?.extraDataGroups ?? [:])
+            // DG3 / DG4 behind EAC with the TEST-ONLY CVCA of certs/test-eac (when CA keys are there).
+            let eac = authentication?.dg14 != nil
+            let specimen = try chip.makeSpecimen(extraDataGroups: (authentication?.extraDataGroups ?? [:])
+                .merging(eac ? EACTestSet.biometricDataGroups : [:]) { a, _ in a })
             var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
             configuration.authentication = authentication?.chip
             configuration = configuration.with(quirks: try chip.quirks())
+            if eac { try EACTestSet.fixture().equip(&configuration, chipDate: CVDate(Date())) }
             if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
             if faultChip.isActive {
                 // A card slot: pulled and presented again as scheduled; the read reconnects.

@@ -54,6 +54,13 @@ enum ResultPrinter {
         lines.append(("CA", describe(r.checks.chipAuthentication)))
         lines.append(("AA", describe(r.checks.activeAuthentication)))
         lines += inspectionLines(r.checks)
+        if let ta = r.checks.terminalAuthentication {
+            var text = ta.result + (ta.reason.map { " (\($0))" } ?? "")
+            if let chain = ta.chain { text += ": " + chain.joined(separator: " > ") }
+            if let granted = ta.grantedDataGroups { text += ", grants " + granted.map { "DG\($0)" }.joined(separator: " ") }
+            if let detail = ta.detail { text += "; \(detail)" }
+            lines.append(("TA", text))
+        }
         let t = r.transport
         lines.append(("Transport", "\(t.apdus) APDUs (\(t.readBinaryCommands) READ BINARY), \(t.bytesSent) bytes sent, "
             + "\(t.bytesReceived) received, \(t.extendedLength ? "extended length" : "short APDUs"), "

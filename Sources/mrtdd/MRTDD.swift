@@ -114,7 +114,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         let logger = Logger(label: "mrtdd")
 
         var readerBackends: [any ReaderBackend] = []
-        let engine: StandardReadEngine
+        var engine: StandardReadEngine
         if simulate {
             readerBackends.append(try Simulation.backend(
                 readers: max(1, simReaders), latency: .milliseconds(simLatency),
@@ -124,6 +124,25 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
             engine = StandardReadEngine(trust: TrustManager(configuration: configuration, logger: logger))
+        }
+        if let directory = configuration.terminalDirectory {
+            do {
+                let credentials = try TerminalCredentials.load(directory: directory)
+                for warning in credentials.warnings {
+                    logger.warning("terminal credentials: \(warning)")
+                }
+                logger.info("terminal credentials loaded", metadata: [
+                    "directory": "\(directory)", "terminals": "\(credentials.terminals.count)",
+                    "certificates": "\(credentials.certificates.count)",
+                ])
+                engine.terminal = credentials
+            } catch {
+                throw ValidationError("terminal-directory: \(error)")
+            }
+        } else if simulate {
+            // The virtual passport has EAC with the TEST-ONLY CVCA of certs/test-eac; so do its credentials.
+            engine.terminal = try EACTestSet.fixture().credentials()
+            logger.notice("simulation: the TEST-ONLY EAC terminal of certs/test-eac reads DG3 and DG4")
         }
         let command = self
         let daemon = Daemon(
@@ -161,11 +180,16 @@ enum Simulation {
         let authentication = try AuthenticationFixture.make(
             chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)],
             activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
-        // The passport also holds DG5, DG7, DG11, DG12, DG13 and DG16 (read when a request asks).
+        // The passport also holds DG5, DG7, DG11, DG12, DG13 and DG16 (read when a request asks), and
+        // DG3/DG4 behind EAC.
         let passport = try SpecimenDocument.make(
-            extraDataGroups: authentication.extraDataGroups.merging(SpecimenDocument.additionalDataGroups()) { a, _ in a })
+            extraDataGroups: authentication.extraDataGroups
+                .merging(SpecimenDocument.additionalDataGroups()) { a, _ in a }
+                .merging(EACTestSet.biometricDataGroups) { a, _ in a })
         var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
         passportChip.authentication = authentication.chip
+        // EAC: DG3 and DG4 behind Terminal Authentication with the TEST-ONLY CVCA of certs/test-eac.
+        try EACTestSet.fixture().equip(&passportChip, chipDate: CVDate(Date()))
         let card = try SpecimenDocument.make()
         let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)
         let idCard = try VirtualChipConfiguration.paceChip(

@@ -34,4 +34,16 @@ import Testing
         var config = DaemonConfiguration()
         #expect(throws: expected) { try config.apply(file: text) }
     }
+
+    @Test func terminalDirectoryIsAnAbsolutePathOrOff() throws {
+        var config = DaemonConfiguration()
+        #expect(config.terminalDirectory == nil)
+        try config.apply(file: "terminal-directory = /etc/mrtdd/terminal\n")
+        #expect(config.terminalDirectory == "/etc/mrtdd/terminal")
+        try config.set("terminal-directory", "")
+        #expect(config.terminalDirectory == nil)
+        #expect(throws: ConfigurationError.syntax(file: "mrtdd.conf", line: 1, "invalid value 'terminal' for 'terminal-directory'")) {
+            try config.apply(file: "terminal-directory = terminal")
+        }
+    }
 }

@@ -2,6 +2,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import MRTDVerification
 
 /// The reads the harness measures: the standard read (EF.COM, EF.SOD, DG1, DG2, DG14, DG15) of the
 /// specimen passport as `mrtdd --simulate` presents it: DG14 with a Chip Authentication key
@@ -43,7 +44,21 @@ enum AccessVariants {
                 options: ReadOptions(accessKey: .mrz(key), reader: .init(preferExtendedLength: extended), access: .pace),
                 access: .pace(info))
         }
+        // Terminal Authentication: BAC, CA, then TA (RSA-2048 v1.5 SHA-256 terminal key: deterministic
+        // signatures, so the recorded read replays byte for byte) and DG3 / DG4 after it.
+        func terminalAuthentication(_ name: String) throws -> ReadVariant {
+            let set = try EACTestSet.make(algorithmOID: "0.4.0.127.0.7.2.2.2.1.2", rsaBits: 2048)
+            let document = try SpecimenDocument.make(
+                extraDataGroups: fixture.extraDataGroups.merging(EACTestSet.biometricDataGroups) { a, _ in a })
+            var chip = VirtualChipConfiguration(files: document.files, accessKey: key)
+            chip.authentication = fixture.chip
+            set.equip(&chip, chipDate: .init(year: 2026, month: 1, day: 1))
+            var options = ReadOptions(accessKey: .mrz(key), dataGroups: [1, 2, 3, 4, 14, 15], access: .bac)
+            options.terminal = set.credentials()
+            return ReadVariant(name: name, chip: chip, options: options, access: .bac, terminal: set)
+        }
         return [
+            try terminalAuthentication("bac-ta-rsa2048"),
             bac("bac", extended: true),
             bac("bacShort", extended: false),
             try pace("pace-gm-brainpoolP256r1", .gm, .ecdh, parameterID: 13),

@@ -15,6 +15,8 @@ struct AsymmetricFloor {
     private var mapping: Mapping?
     private var chipAuthenticationKey: [UInt8]?
     private var activeAuthentication: (spki: [UInt8], challenge: [UInt8], signature: [UInt8])?
+    /// TA: the terminal key and a message the size of `ID_PICC || r_PICC || Comp(PK_PCD)`.
+    private var terminalKey: PrivateKey?
 
     /// What `read` needs: its PACE mapping, CA unless PACE-CAM authenticated the chip, AA when DG15 was read.
     init(_ read: RecordedRead) throws {
@@ -42,6 +44,10 @@ struct AsymmetricFloor {
                 throw BenchError.check("DG14 without a chip authentication key")
             }
             chipAuthenticationKey = spki
+        }
+        if let set = read.variant.terminal {
+            guard read.result.checks.terminalAuthentication?.result == "passed" else { throw BenchError.check("TA did not pass") }
+            terminalKey = set.isKey
         }
         if let dg15 = read.files[.dg(15)] {
             // The DG15 key is ECDSA P-256 (``AccessVariants``); the signature comes from a key of the
@@ -81,6 +87,14 @@ struct AsymmetricFloor {
             guard OpenSSLFloor.ecdsaActiveAuthentication(subjectPublicKeyInfo: aa.spki, message: aa.challenge,
                                                          derSignature: aa.signature, digest: .sha256) else {
                 throw BenchError.check("AA floor failed")
+            }
+            microseconds += processCPUMicroseconds() - start
+        }
+        if let terminalKey {
+            let start = processCPUMicroseconds()
+            let message = [UInt8](repeating: 0x5A, count: 10 + 8 + 32)
+            guard OpenSSLFloor.terminalAuthenticationSignature(key: terminalKey, message: message, digest: .sha256) else {
+                throw BenchError.check("TA floor failed")
             }
             microseconds += processCPUMicroseconds() - start
         }

@@ -17,6 +17,8 @@ struct ReadVariant: Sendable {
     var chip: VirtualChipConfiguration
     var options: ReadOptions
     var access: Access
+    /// The EAC terminal of a Terminal Authentication variant (its key is the TA floor's).
+    var terminal: EACTestSet? = nil
 }
 
 /// A read recorded once against the virtual chip: replaying it measures the terminal's side alone

@@ -19,6 +19,9 @@ public enum PACE {
         public var chipMappingPublicKey: [UInt8]?
         /// The group the run used (for the PACE-CAM check).
         public var group: any KeyAgreementGroup
+        /// The chip's ephemeral public key of step 3 (`PK_IC`): its compressed form is `ID_PICC`
+        /// for Terminal Authentication (BSI TR-03110-1 §3.3, §4.4).
+        public var chipEphemeralPublicKey: [UInt8] = []
     }
 
     /// Runs PACE on `channel` and, on success, starts secure messaging on it.
@@ -153,7 +156,8 @@ public enum PACE {
             cipher: cipher, kEnc: kEnc, kMac: kMac, ssc: [UInt8](repeating: 0, count: cipher.blockSize)))
         return Outcome(
             parameters: parameters, domainParametersName: group.name, chipAuthenticationData: caIC,
-            chipMappingPublicKey: proto.mapping == .cam ? chipMapPK : nil, group: group)
+            chipMappingPublicKey: proto.mapping == .cam ? chipMapPK : nil, group: group,
+            chipEphemeralPublicKey: chipEphPK)
     }
 
     // MARK: Building blocks (shared with the virtual chip)

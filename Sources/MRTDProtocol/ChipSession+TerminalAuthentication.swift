@@ -1,0 +1,49 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDVerification
+
+extension ChipSession {
+    /// EAC Terminal Authentication right after Chip Authentication (BSI TR-03110-1 §4.4; Doc 9303-11
+    /// §7.2: CA, then TA, then the EAC-protected groups): EF.CVCA names the chip's trust points, the
+    /// terminal directory gives a chain to one of them, the chip checks the chain and the signature.
+    ///
+    /// A failure is the check's verdict and the read goes on (DG3/DG4 then end in `dataGroupsSkipped`);
+    /// only transport and secure-messaging errors end the read.
+    func runTerminalAuthentication(
+        wanted: [LDSFile], authentication: SessionAuthentication, with reader: FileReader
+    ) async throws -> TerminalAuthenticationCheck {
+        guard let credentials = options.terminal else { return .notPerformed("noTerminalCredentials") }
+        let eac = wanted.compactMap(\.dataGroupNumber).filter { $0 == 3 || $0 == 4 }
+        guard !eac.isEmpty else { return .notPerformed("noEACDataGroupRequested") }
+        guard let ca = authentication.chipAuthenticationOutcome else {
+            // TA version 1 signs the CA ephemeral key; without CA (failed, or PACE-CAM) there is none.
+            return .notPerformed("chipAuthenticationNotPerformed")
+        }
+        guard let chipIdentifier else { return .notPerformed("chipIdentifierUnknown") }
+        let efCVCA: [UInt8]
+        do {
+            efCVCA = try await authentication.confirming { try await readRecovering(.cvca, with: reader) }
+        } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied {
+            return .init(result: AuthenticationVerdict.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code,
+                         detail: "EF.CVCA cannot be read")
+        }
+        let date = options.terminalDate ?? CVDate(Date())
+        do {
+            let trustPoints = try TerminalAuthentication.trustPoints(efCVCA: efCVCA)
+            let chain = try credentials.chain(trustPoints: trustPoints, dataGroups: eac, date: date).get()
+            let outcome = try await authentication.confirming {
+                try await TerminalAuthentication.perform(
+                    channel: channel, chain: chain, chipIdentifier: chipIdentifier,
+                    terminalEphemeralKey: ca.terminalPublicKey, keyAgreement: ca.keyAgreement)
+            }
+            return .init(result: AuthenticationVerdict.passed, chain: outcome.chain, algorithm: outcome.algorithm,
+                         keySource: chain.key.source, grantedDataGroups: chain.grantedDataGroups)
+        } catch ProtocolError.terminalAuthentication(let failure, let detail) {
+            return .init(result: AuthenticationVerdict.failed, reason: failure.code, detail: detail)
+        } catch let error as TLVError {
+            return .init(result: AuthenticationVerdict.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code,
+                         detail: "EF.CVCA: \(error)")
+        }
+    }
+}

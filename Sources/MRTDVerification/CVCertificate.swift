@@ -1,0 +1,228 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+
+/// A card-verifiable certificate (BSI TR-03110-3 §C.1, ISO/IEC 7816-8), as EAC Terminal
+/// Authentication presents them to the chip: CVCA (link) certificates, document verifier (DV) and
+/// inspection system (IS) certificates.
+///
+/// ```
+/// 7F21 CV Certificate {
+///   7F4E Certificate Body {
+///     5F29 Certificate Profile Identifier (00)
+///     42   Certification Authority Reference (CAR)
+///     7F49 Public Key { 06 OID, 81..87 (EC) | 81 n, 82 e (RSA) }
+///     5F20 Certificate Holder Reference (CHR)
+///     7F4C Certificate Holder Authorization Template { 06 OID, 53 discretionary data }
+///     5F25 Certificate Effective Date (YYMMDD, one digit per byte)
+///     5F24 Certificate Expiration Date
+///     65   Certificate Extensions (optional)
+///   }
+///   5F37 Signature
+/// }
+/// ```
+public struct CVCertificate: Sendable, Equatable {
+    /// The holder's role, from bits 7-6 of the authorization template (TR-03110-3 §C.4).
+    public enum Role: String, Sendable, Equatable, Codable {
+        case cvca
+        case dvDomestic
+        case dvForeign
+        /// The terminal (inspection system, `id-IS`): its key signs the TA challenge.
+        case terminal
+    }
+
+    /// The whole certificate (`7F21`), as read.
+    public let rawBytes: [UInt8]
+    /// The certificate body (`7F4E` with tag and length): what the signature covers and what
+    /// PSO:Verify Certificate carries, followed by the signature object.
+    public let body: [UInt8]
+    /// The `5F37` object (tag, length, signature).
+    public let signatureObject: [UInt8]
+    /// The signature value (plain `r || s` for ECDSA, TR-03111 §5.2.1).
+    public var signature: [UInt8] { (try? TLV.parse(signatureObject))?.bytes ?? [] }
+    /// The profile identifier (0 for version 1).
+    public let profileIdentifier: Int
+    /// Certification Authority Reference: the CHR of the key that signed this certificate.
+    public let authorityReference: String
+    /// Certificate Holder Reference: the name of this certificate's key.
+    public let holderReference: String
+    /// The public key (domain parameters only in CVCA certificates).
+    public let publicKey: CVPublicKey
+    /// The terminal type of the authorization template (`0.4.0.127.0.7.3.1.2.1` = `id-IS`).
+    public let terminalTypeOID: String
+    /// The discretionary data of the authorization template (1 byte for `id-IS`).
+    public let accessRights: [UInt8]
+    public let effectiveDate: CVDate
+    public let expirationDate: CVDate
+
+    /// `id-IS`, the inspection systems of eMRTDs (TR-03110-3 §C.4.1).
+    public static let inspectionSystemOID = "0.4.0.127.0.7.3.1.2.1"
+
+    /// The holder's role (bits 7-6 of the first access-rights byte).
+    public var role: Role {
+        switch (accessRights.first ?? 0) >> 6 {
+        case 3: .cvca
+        case 2: .dvDomestic
+        case 1: .dvForeign
+        default: .terminal
+        }
+    }
+
+    /// Read access to DG3 (fingerprints): bit 0 of the last access-rights byte, `id-IS` only.
+    public var grantsDG3: Bool { terminalTypeOID == Self.inspectionSystemOID && (accessRights.last ?? 0) & 0x01 != 0 }
+    /// Read access to DG4 (iris): bit 1.
+    public var grantsDG4: Bool { terminalTypeOID == Self.inspectionSystemOID && (accessRights.last ?? 0) & 0x02 != 0 }
+
+    /// Whether the holder may read data group `n` (3 or 4) as far as this certificate goes.
+    public func grants(dataGroup n: Int) -> Bool {
+        switch n {
+        case 3: grantsDG3
+        case 4: grantsDG4
+        default: false
+        }
+    }
+
+    /// Decodes a DER/BER `7F21` certificate; trailing bytes are rejected.
+    /// - Throws: ``CVCertificateError``.
+    public init(rawBytes: [UInt8]) throws(CVCertificateError) {
+        let outer: TLV
+        do {
+            outer = try TLV.parse(rawBytes, expecting: 0x7F21)
+        } catch {
+            throw .malformed("not a CV certificate (7F21): \(error)")
+        }
+        guard outer.encodedLength == rawBytes.count else { throw .malformed("trailing bytes after the certificate") }
+        let children: [TLV]
+        do {
+            children = try outer.children()
+        } catch {
+            throw .malformed("certificate content: \(error)")
+        }
+        guard children.count == 2, children[0].tag == 0x7F4E, children[1].tag == 0x5F37 else {
+            throw .malformed("expected a body (7F4E) and a signature (5F37)")
+        }
+        self.rawBytes = rawBytes
+        body = children[0].encoded
+        signatureObject = children[1].encoded
+        let fields: [TLV]
+        do {
+            fields = try children[0].children()
+        } catch {
+            throw .malformed("certificate body: \(error)")
+        }
+        func field(_ tag: UInt, _ name: String) throws(CVCertificateError) -> TLV {
+            guard let found = fields.first(where: { $0.tag == tag }) else { throw .malformed("\(name) missing") }
+            return found
+        }
+        let profile = try field(0x5F29, "profile identifier")
+        guard profile.value.count == 1 else { throw .malformed("profile identifier is not one byte") }
+        profileIdentifier = Int(profile.value.first!)
+        authorityReference = try Self.reference(field(0x42, "CAR"), "CAR")
+        holderReference = try Self.reference(field(0x5F20, "CHR"), "CHR")
+        publicKey = try CVPublicKey(object: field(0x7F49, "public key"))
+        let chat = try field(0x7F4C, "authorization template")
+        do {
+            let parts = try chat.children()
+            guard let oid = parts.first(where: { $0.tag == 0x06 }), let rights = parts.first(where: { $0.tag == 0x53 }),
+                  let dotted = ObjectIdentifierContent.dotted(Array(oid.value)), !rights.value.isEmpty
+            else { throw CVCertificateError.malformed("authorization template lacks its OID or rights") }
+            terminalTypeOID = dotted
+            accessRights = rights.bytes
+        } catch let error as CVCertificateError {
+            throw error
+        } catch {
+            throw .malformed("authorization template: \(error)")
+        }
+        effectiveDate = try CVDate(digits: field(0x5F25, "effective date").bytes)
+        expirationDate = try CVDate(digits: field(0x5F24, "expiration date").bytes)
+        guard effectiveDate <= expirationDate else { throw .malformed("expires before it takes effect") }
+    }
+
+    private static func reference(_ tlv: TLV, _ name: String) throws(CVCertificateError) -> String {
+        // TR-03110-3 §A.6.1: country code, holder mnemonic, sequence number; ISO 8859-1, 8-16 chars.
+        guard (1...16).contains(tlv.value.count), tlv.value.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw .malformed("\(name) is not 1-16 printable characters")
+        }
+        return String(decoding: tlv.value, as: UTF8.self)
+    }
+
+    /// Whether `issuer`'s key (with the CVCA's domain parameters `domain`, for EC) signed this
+    /// certificate. A malformed key or signature is `false`.
+    public func isSigned(by issuer: CVPublicKey, domain: CVPublicKey?) -> Bool {
+        guard let scheme = issuer.signatureScheme,
+              let spki = try? issuer.subjectPublicKeyInfo(domain: domain),
+              let key = try? PublicKey(subjectPublicKeyInfo: spki)
+        else { return false }
+        return (try? key.verify(signature: signature, message: body, scheme: scheme)) ?? false
+    }
+
+    /// Whether the certificate is valid on `date` (both ends inclusive, TR-03110-3 §C.1.5).
+    public func isValid(on date: CVDate) -> Bool { effectiveDate <= date && date <= expirationDate }
+}
+
+/// Why a CV certificate cannot be used.
+public enum CVCertificateError: Error, Sendable, Equatable, CustomStringConvertible {
+    case malformed(String)
+    case unsupportedAlgorithm(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let why): "malformed CV certificate: \(why)"
+        case .unsupportedAlgorithm(let oid): "unsupported CV certificate algorithm \(oid)"
+        }
+    }
+}
+
+/// A date in a CV certificate: six unpacked BCD digits `YYMMDD`, years 2000-2099 (TR-03110-3 §D.2.1.3).
+public struct CVDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// From the six digit bytes (each 0-9).
+    public init(digits: [UInt8]) throws(CVCertificateError) {
+        guard digits.count == 6, digits.allSatisfy({ $0 <= 9 }) else { throw .malformed("date is not six BCD digits") }
+        let n = digits.map(Int.init)
+        year = 2000 + n[0] * 10 + n[1]
+        month = n[2] * 10 + n[3]
+        day = n[4] * 10 + n[5]
+        guard (1...12).contains(month), (1...31).contains(day) else { throw .malformed("date \(self) is not a calendar date") }
+    }
+
+    /// The UTC calendar day of `date`.
+    public init(_ date: Date) {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        // Civil-from-days (H. Hinnant), proleptic Gregorian, UTC.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        day = doy - (153 * mp + 2) / 5 + 1
+        month = mp < 10 ? mp + 3 : mp - 9
+        year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    /// The six digit bytes.
+    public var digits: [UInt8] {
+        let y = year % 100
+        return [y / 10, y % 10, month / 10, month % 10, day / 10, day % 10].map { UInt8($0) }
+    }
+
+    public static func < (a: CVDate, b: CVDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+
+    public var description: String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))"
+    }
+}
+
