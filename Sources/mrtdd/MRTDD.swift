@@ -84,6 +84,10 @@ struct MRTDD: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
 
+        guard (1...64).contains(simReaders) else { throw ValidationError("--sim-readers must be between 1 and 64") }
+        guard (0...60_000).contains(simLatency) else { throw ValidationError("--sim-latency-ms must be between 0 and 60000") }
+        Self.raiseDescriptorLimit()
+
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
         let logger = Logger(label: "mrtdd")
@@ -101,6 +105,17 @@ struct MRTDD: AsyncParsableCommand {
         let daemon = Daemon(configuration: configuration, backends: readerBackends, engine: engine, logger: logger)
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
         try await daemon.run()
+    }
+}
+
+extension MRTDD {
+    /// Raises the soft limit on open files to the hard one (systemd's unit sets both; a shell often
+    /// leaves the soft one at 1024). The server still caps connections below whatever it gets.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 }
 
