@@ -83,7 +83,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     private let admission: Locked<UIDQuota>
     /// Each accepted connection's credentials and whether it was admitted, by channel.
     private let accepted = Locked<[ObjectIdentifier: (peer: PeerCredentials?, admitted: Bool)]>([:])
-    private let bound = Locked<(path: String, device: UInt64, inode: UInt64)?>(nil)
+    private let bound = Locked<(path: String, identity: [Int])?>(nil)
     private let ready = Locked<[CheckedContinuation<Void, Never>]?>([])
     /// File descriptors kept free for everything but API connections (readers, pcscd, trust store,
     /// transcripts, the face decoder's pipes).
@@ -224,12 +224,11 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         case .unixSocket(let path):
             try prepareDirectory(for: path)
             try Self.claim(path, logger: logger)
-            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false, childChannelInitializer: setup)
-            var info = stat()
-            if stat(path, &info) == 0 {
-                bound.withValue { $0 = (path, UInt64(info.st_dev), UInt64(info.st_ino)) }
-            }
+            // Bound here, not by NIO: NIO unlinks the path of a socket it bound when it closes it,
+            // whoever's socket the path names by then.
+            server = try await bootstrap.bind(try Self.listeningSocket(at: path), childChannelInitializer: setup)
             applyPermissions(path)
+            bound.withValue { $0 = Self.identity(of: path).map { (path, $0) } }
             logger.info("listening", metadata: ["socket": "\(path)", "maxConnections": "\(connectionLimit)"])
         case .inherited(let fd):
             // systemd owns this socket (and its file): it is never unlinked here.
@@ -273,14 +272,21 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         if let socket = bound.current {
             // Only the socket this process created, if it is still there: a daemon started later on
             // the same path (after this one's was removed) keeps its socket.
-            var info = stat()
-            if stat(socket.path, &info) == 0, UInt64(info.st_dev) == socket.device, UInt64(info.st_ino) == socket.inode {
+            if Self.identity(of: socket.path) == socket.identity {
                 unlink(socket.path)
                 logger.info("socket closed", metadata: ["socket": "\(socket.path)"])
             } else {
                 logger.notice("socket closed; the socket file is no longer this daemon's and stays", metadata: ["socket": "\(socket.path)"])
             }
         }
+    }
+
+    /// What tells one socket file from a later one at the same path: device, inode (which a new file
+    /// may reuse at once) and change time to the nanosecond.
+    static func identity(of path: String) -> [Int]? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return [Int(info.st_dev), Int(info.st_ino), info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
     }
 
     /// Makes `path` free for binding: nothing there, or a stale socket (no one answers) that is
@@ -294,18 +300,44 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         unlink(path)
     }
 
+    /// `path` as a Unix socket address (nil when too long for one).
+    static func unixAddress(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        return address
+    }
+
+    /// A Unix stream socket bound to `path` and listening (the path must be free: `claim`).
+    static func listeningSocket(at path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        guard var address = unixAddress(path) else {
+            close(fd)
+            throw IOError(errnoCode: ENAMETOOLONG, reason: "socket path too long")
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, 512) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EADDRINUSE { throw APIServerError.socketInUse(path) }
+            throw IOError(errnoCode: code, reason: "bind \(path)")
+        }
+        return fd
+    }
+
     /// Whether something accepts connections on the Unix socket at `path`.
     static func isAnswering(_ path: String) -> Bool {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
+        guard var address = unixAddress(path) else { return false }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
