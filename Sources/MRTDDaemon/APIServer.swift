@@ -85,9 +85,15 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     private let accepted = Locked<[ObjectIdentifier: (peer: PeerCredentials?, admitted: Bool)]>([:])
     private let bound = Locked<(path: String, identity: [Int])?>(nil)
     private let ready = Locked<[CheckedContinuation<Void, Never>]?>([])
+    /// Refused connections not closed yet.
+    private let lingering = Locked(0)
+    /// Descriptors API connections may use, admitted and refused ones together.
+    private let descriptorBudget: Int
     /// File descriptors kept free for everything but API connections (readers, pcscd, trust store,
     /// transcripts, the face decoder's pipes).
     static let reservedDescriptors = 64
+    /// Connections the kernel queues before they are accepted.
+    static let backlog: Int32 = 512
 
     init(
         address: ListenAddress, configuration: DaemonConfiguration, responder: RouterResponder<DaemonRequestContext>,
@@ -99,8 +105,10 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         self.metrics = metrics
         self.logger = logger
         self.onShutdown = onShutdown
+        let descriptors = Self.descriptorLimit()
+        descriptorBudget = descriptors == .max ? .max : descriptors - Self.reservedDescriptors
         admission = Locked(UIDQuota(
-            limit: Self.connectionLimit(configured: configuration.maxClients, descriptors: Self.descriptorLimit()),
+            limit: Self.connectionLimit(configured: configuration.maxClients, descriptors: descriptors),
             perUser: configuration.maxClientsPerUser))
     }
 
@@ -165,7 +173,15 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
             guard let refusal else { return }
             self.metrics.recordRefusedConnection()
             let error: APIError = refusal == .global ? .tooManyClients : .tooManyClientsForUser
-            try? channel.pipeline.syncOperations.addHandler(RefusingHandler(answer: Self.refusal(error)), position: .first)
+            // Refusals wait for the client's request for a second, unless descriptors run short.
+            let lingering = self.lingering.withValue { count in
+                count += 1
+                return count
+            }
+            let open = self.admission.current.total + lingering
+            let grace: TimeAmount = open >= self.descriptorBudget ? .zero : .seconds(1)
+            channel.closeFuture.whenComplete { _ in self.lingering.withValue { $0 -= 1 } }
+            try? channel.pipeline.syncOperations.addHandler(RefusingHandler(answer: Self.refusal(error), grace: grace), position: .first)
         }
     }
 
@@ -208,7 +224,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         let group = MultiThreadedEventLoopGroup.singleton
         let quiescing = ServerQuiescingHelper(group: group)
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 512)
+            .serverChannelOption(ChannelOptions.backlog, value: Self.backlog)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
@@ -226,13 +242,17 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
             try Self.claim(path, logger: logger)
             // Bound here, not by NIO: NIO unlinks the path of a socket it bound when it closes it,
             // whoever's socket the path names by then.
-            server = try await bootstrap.bind(try Self.listeningSocket(at: path), childChannelInitializer: setup)
+            let fd = try Self.listeningSocket(at: path)
+            server = try await bootstrap.bind(fd, childChannelInitializer: setup)
+            // NIO listens again on a socket it is given, with its default backlog (128): restore ours.
+            listen(fd, Self.backlog)
             applyPermissions(path)
             bound.withValue { $0 = Self.identity(of: path).map { (path, $0) } }
             logger.info("listening", metadata: ["socket": "\(path)", "maxConnections": "\(connectionLimit)"])
         case .inherited(let fd):
             // systemd owns this socket (and its file): it is never unlinked here.
             server = try await bootstrap.bind(fd, childChannelInitializer: setup)
+            listen(fd, Self.backlog)
             logger.info("listening on the socket passed by systemd", metadata: ["fd": "\(fd)", "maxConnections": "\(connectionLimit)"])
         }
         markListening()
@@ -323,7 +343,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0, listen(fd, 512) == 0 else {
+        guard bound == 0, listen(fd, backlog) == 0 else {
             let code = errno
             close(fd)
             if code == EADDRINUSE { throw APIServerError.socketInUse(path) }
@@ -383,33 +403,60 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     }
 }
 
-/// Sits first in a refused connection's pipeline: writes the 429 as soon as the connection is
-/// active, closes it once written, and passes nothing on to the HTTP codec.
+/// Sits first in a refused connection's pipeline and passes nothing on to the HTTP codec: answers
+/// the 429 as soon as the client's request arrives and closes the connection once it is written;
+/// a client that sends nothing within `grace` is closed unanswered. With descriptors short
+/// (`grace` zero) the answer is written and the connection closed at once. A refused connection
+/// so holds its descriptor for one request at most, never for an idle timeout. (HTTP clients
+/// refuse an answer that comes before their request, hence the wait for it.)
 final class RefusingHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
     let answer: ByteBuffer
-    private var sent = false
+    let grace: TimeAmount
+    private var started = false
+    private var answered = false
 
-    init(answer: ByteBuffer) { self.answer = answer }
+    init(answer: ByteBuffer, grace: TimeAmount) {
+        self.answer = answer
+        self.grace = grace
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { refuse(context) }
+        if context.channel.isActive { start(context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        refuse(context)
+        start(context)
     }
 
-    private func refuse(_ context: ChannelHandlerContext) {
-        guard !sent else { return }
-        sent = true
+    private func start(_ context: ChannelHandlerContext) {
+        guard !started else { return }
+        started = true
+        if grace == .zero { return answerAndClose(context) }
+        let channel = context.channel
+        channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
+    }
+
+    private func answerAndClose(_ context: ChannelHandlerContext) {
+        guard !answered else { return }
+        answered = true
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(answer)).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        answerAndClose(context)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelEvent { context.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // The HTTP codec behind writes nothing on a refused connection.

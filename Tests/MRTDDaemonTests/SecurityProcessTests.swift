@@ -73,7 +73,7 @@ import Glibc
             let start = clock.now
             let probe = try RawSocket(path: daemon.socket, receiveTimeout: 5)
             probe.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let answer = probe.receiveAnswer()
+            let answer = try await offPool { probe.receiveAnswer() }
             let elapsed = clock.now - start
             #expect(answer?.status == 429 && answer?.body.contains("tooManyClients") == true, "attempt \(attempt): \(String(describing: answer))")
             #expect(elapsed < .seconds(2), "attempt \(attempt): answered after \(elapsed)")
@@ -81,11 +81,12 @@ import Glibc
         }
         let cpu = try Self.cpuSeconds(daemon.process.processIdentifier) - cpuBefore
         #expect(cpu < 1.0, "the daemon used \(cpu) s of CPU in about 2.5 s with idle connections open")
-        // The refused ones were answered and closed; the admitted ones are still open.
+        // The refused ones were closed (answered at once when descriptors ran short, else after a
+        // second without a request); the admitted ones are still open.
         var refused = 0
         for socket in idle {
             var byte: UInt8 = 0
-            if recv(socket.fd, &byte, 1, Int32(MSG_DONTWAIT)) > 0 { refused += 1 }
+            if recv(socket.fd, &byte, 1, Int32(MSG_DONTWAIT)) >= 0 { refused += 1 }
         }
         #expect(refused >= 400 - APIServer.connectionLimit(configured: 256, descriptors: 256), "\(refused) of 400 idle connections were refused")
         idle.removeAll()

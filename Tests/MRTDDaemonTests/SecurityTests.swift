@@ -41,6 +41,13 @@ import Glibc
     /// One request as `uid` (curl under setpriv, path sent exactly as given).
     static func request(
         as uid: UInt32, _ method: String, _ path: String, body: String? = nil, socket: String, maxTime: Double = 10
+    ) async throws -> CurlAnswer {
+        // Waiting for curl blocks: off the cooperative pool, which the in-process daemon needs.
+        try await offPool { try blockingRequest(as: uid, method, path, body: body, socket: socket, maxTime: maxTime) }
+    }
+
+    static func blockingRequest(
+        as uid: UInt32, _ method: String, _ path: String, body: String?, socket: String, maxTime: Double
     ) throws -> CurlAnswer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -95,29 +102,29 @@ import Glibc
         guard Self.canSwitchUsers() else { return }
         let daemon = try await Self.reachableDaemon()
         let socket = daemon.socketPath
-        let created = try Self.request(as: Self.owner, "POST", "/v1/reads", body: Self.createBody, socket: socket)
+        let created = try await Self.request(as: Self.owner, "POST", "/v1/reads", body: Self.createBody, socket: socket)
         #expect(created.status == 202, "\(created)")
         let id = try #require(try JSONDecoder().decode(ReadJobView.self, from: Data(created.body.utf8)).id)
         let job = "/v1/reads/\(id)"
 
-        #expect(try Self.request(as: Self.owner, "GET", job, socket: socket).status == 200)
+        #expect(try await Self.request(as: Self.owner, "GET", job, socket: socket).status == 200)
         #expect(try await daemon.client.job(id).id == id, "root sees every job")
         for path in [job] + Self.variants(of: job) + Self.variants(of: job + "/face") + [job + "/face"] {
             for method in ["GET", "DELETE"] {
-                let answer = try Self.request(as: Self.stranger, method, path, socket: socket)
+                let answer = try await Self.request(as: Self.stranger, method, path, socket: socket)
                 #expect([400, 404, 405].contains(answer.status), "\(method) \(path) as another uid: \(answer.status) \(answer.body)")
                 #expect(!answer.body.contains("\"state\""), "\(method) \(path) leaked the job: \(answer.body)")
             }
         }
         for path in Self.variants(of: job) {
-            let answer = try Self.request(as: Self.owner, "GET", path, socket: socket)
+            let answer = try await Self.request(as: Self.owner, "GET", path, socket: socket)
             #expect(answer.status == 400 && answer.body.contains("nonCanonicalPath"), "\(path): \(answer.status) \(answer.body)")
         }
         #expect(try await daemon.client.job(id).state == .waiting, "the job survived every DELETE by another uid")
         // A POST on a non-canonical path creates nothing (before: a job with no owner, readable by all).
         let before = await daemon.daemon.scheduler.jobIDs().count
         for path in ["//v1/reads", "/v1//reads", "///v1/reads", "/v1/reads/"] {
-            let answer = try Self.request(as: Self.stranger, "POST", path, body: Self.createBody, socket: socket)
+            let answer = try await Self.request(as: Self.stranger, "POST", path, body: Self.createBody, socket: socket)
             #expect(answer.status == 400 || answer.status == 404 || answer.status == 405, "POST \(path): \(answer.status) \(answer.body)")
         }
         #expect(await daemon.daemon.scheduler.jobIDs().count == before)
@@ -215,7 +222,7 @@ import Glibc
         for (name, request) in cases {
             let socket = try RawSocket(path: daemon.socketPath, receiveTimeout: 10)
             socket.send(request)
-            let answer = socket.receiveAll()
+            let answer = try await offPool { socket.receiveAll() }
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(name): \(answer.prefix(200))")
             // Once the head is parsed the route answers with the code; a broken head gets the codec's bare 400.
             if name != "chunked then length" { #expect(answer.contains(#""error":"malformedBody""#), "\(name): \(answer)") }
@@ -224,12 +231,12 @@ import Glibc
         let short = try RawSocket(path: daemon.socketPath, receiveTimeout: 10)
         short.send(head + "Content-Length: 100\r\n\r\n{\"access\"")
         shutdown(short.fd, Int32(SHUT_WR))
-        let answer = short.receiveAll()
+        let answer = try await offPool { short.receiveAll() }
         #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 400"), "short body: \(answer.prefix(200))")
         let chunkedShort = try RawSocket(path: daemon.socketPath, receiveTimeout: 10)
         chunkedShort.send(head + "Transfer-Encoding: chunked\r\n\r\n40\r\n{\"access\"")
         shutdown(chunkedShort.fd, Int32(SHUT_WR))
-        let second = chunkedShort.receiveAll()
+        let second = try await offPool { chunkedShort.receiveAll() }
         #expect(second.isEmpty || second.hasPrefix("HTTP/1.1 400"), "short chunk: \(second.prefix(200))")
         #expect(try await daemon.client.health().status == "ok")
         let metrics = String(decoding: try await daemon.client.send(.get, "/metrics").body, as: UTF8.self)
@@ -276,9 +283,9 @@ import Glibc
         defer { for follower in followers where follower.isRunning { follower.terminate() } }
         for _ in 0..<400 where daemon.daemon.events.subscriberCount < 2 { try await Task.sleep(for: .milliseconds(25)) }
         #expect(daemon.daemon.events.subscriberCount == 2)
-        let third = try Self.request(as: Self.owner, "GET", "/v1/health", socket: daemon.socketPath)
+        let third = try await Self.request(as: Self.owner, "GET", "/v1/health", socket: daemon.socketPath)
         #expect(third.status == 429 && third.body.contains("tooManyClientsForUser"), "\(third)")
-        let other = try Self.request(as: Self.stranger, "GET", "/v1/health", socket: daemon.socketPath)
+        let other = try await Self.request(as: Self.stranger, "GET", "/v1/health", socket: daemon.socketPath)
         #expect(other.status == 200, "another uid is served: \(other)")
         #expect(try await daemon.client.health().status == "ok", "root is served")
         for follower in followers { follower.terminate() }
@@ -304,7 +311,7 @@ import Glibc
         #expect(daemon.daemon.events.droppedSubscribers == 1)
         #expect(daemon.daemon.events.subscriberCount == 0)
         // Its connection ends: reading what was sent reaches the end of the stream.
-        let received = stalled.receiveAll()
+        let received = try await offPool { stalled.receiveAll() }
         #expect(received.hasPrefix("HTTP/1.1 200"))
         #expect(try await daemon.client.health().status == "ok")
         try await daemon.stop()
@@ -330,7 +337,7 @@ import Glibc
         for _ in 0..<400 where daemon.daemon.events.subscriberCount < 3 { try await Task.sleep(for: .milliseconds(25)) }
         #expect(daemon.daemon.events.subscriberCount == 3)
 
-        let created = try Self.request(as: Self.owner, "POST", "/v1/reads", body: Self.createBody, socket: daemon.socketPath)
+        let created = try await Self.request(as: Self.owner, "POST", "/v1/reads", body: Self.createBody, socket: daemon.socketPath)
         let id = try JSONDecoder().decode(ReadJobView.self, from: Data(created.body.utf8)).id
         daemon.backend.insert(try Specimens.passport(), into: "R1")  // card.inserted (public), then the read
         for _ in 0..<400 {
@@ -350,5 +357,13 @@ import Glibc
         #expect(!strangerText.contains("read.progress") && !strangerText.contains("read.finished"))
         #expect(rootEvents.current.contains { $0.hasPrefix("read.finished") && $0.contains(id) }, "root sees every job's events")
         try await daemon.stop()
+    }
+}
+
+/// Runs a blocking call (a socket read, a child process) on its own thread, not on the cooperative
+/// pool, which an in-process daemon (and tests in parallel) need to make progress.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
