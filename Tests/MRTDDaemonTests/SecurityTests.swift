@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HTTPTypes
 @testable import MRTDDaemon
 #if canImport(Glibc)
 import Glibc
@@ -365,5 +366,46 @@ import Glibc
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// Every route, every method, every spelling of its path and numeric extremes in its query and
+/// body, through the running daemon: no answer is a 5xx, a non-canonical path is always 400
+/// `nonCanonicalPath`, and the daemon keeps serving (docs/reliability.md, daemon robustness suite).
+@Suite(.serialized) struct RouteSweepTests {
+    @Test func pathVariantsAndNumericExtremesThroughEveryRoute() async throws {
+        let daemon = try await TestDaemon.start { $0.maxActiveJobs = 1000; $0.maxActiveJobsPerUser = 1000 }
+        daemon.backend.insert(try Specimens.passport(), into: "R1")
+        let done = try await daemon.client.createRead(.init(access: Specimens.access), wait: true)
+        let routes = ["/v1/health", "/v1/readers", "/v1/reads", "/v1/reads/\(done.id)", "/v1/reads/\(done.id)/face", "/metrics"]
+        let numbers = ["0", "-1", "1e300", "-1e300", "1e-300", "9223372036854775807", "9223372036854775808", "-9223372036854775809",
+                       "18446744073709551616", "NaN", "Infinity", "0x10", "1.7976931348623157e308"]
+        var answered = 0
+        for route in routes {
+            var paths = [route] + SecurityTests.variants(of: route)
+            paths += numbers.map { route + "?wait=\($0)&format=\($0)&timeoutSeconds=\($0)" }
+            for path in paths {
+                for method in [HTTPRequest.Method.get, .post, .delete, .put] {
+                    let body = method == .post ? Array(#"{"access":{"can":"123456"},"timeoutSeconds":1e300,"dataGroups":[14]}"#.utf8) : nil
+                    let answer = try await daemon.client.send(method, path, json: body)
+                    answered += 1
+                    #expect(answer.status < 500, "\(method) \(path): \(answer.status) \(String(decoding: answer.body, as: UTF8.self).prefix(120))")
+                    if !APIRequestDecoding.isCanonicalPath(String(path.prefix { $0 != "?" })) {
+                        #expect(answer.status == 400 && DaemonClientError.from(answer).code == "nonCanonicalPath", "\(method) \(path)")
+                    }
+                }
+            }
+        }
+        for value in numbers + ["1e309", "-0", "5e-324", "[]", "{}", "true", "\"1\""] {
+            for field in ["timeoutSeconds", "dataGroups"] {
+                let body = #"{"access":{"can":"123456"},"\#(field)":\#(field == "dataGroups" ? "[\(value)]" : value)}"#
+                let answer = try await daemon.client.send(.post, "/v1/reads", json: Array(body.utf8))
+                answered += 1
+                #expect([202, 400].contains(answer.status), "\(field) \(value): \(answer.status)")
+            }
+        }
+        #expect(try await daemon.client.health().status == "ok")
+        print("FIGURES route sweep: \(answered) requests (path variants × methods, numeric extremes), no 5xx")
+        try await daemon.stop()
     }
 }
