@@ -49,6 +49,11 @@ public enum APIRequestDecoding {
         try ReadScheduler.accessSecret(access)
     }
 
+    /// A job's time limit from `timeoutSeconds` (range-checked before conversion; above `cap`, `cap`).
+    public static func timeout(_ seconds: Double?, cap: Duration) throws(APIError) -> Duration {
+        try ReadScheduler.timeout(seconds, cap: cap)
+    }
+
     /// `?wait=true` (or `1`) on `POST /v1/reads`.
     static func waits(_ uri: URI) -> Bool {
         uri.queryParameters.get("wait").map { $0 == "true" || $0 == "1" } ?? false
