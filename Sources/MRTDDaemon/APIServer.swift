@@ -149,8 +149,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// The raw answer to a refused connection, written as soon as it is accepted (before any request:
-    /// holding the connection open to read one would hold its file descriptor).
+    /// The raw answer to a refused connection (written by `RefusingHandler`, before the HTTP codec).
     static func refusal(_ error: APIError) -> ByteBuffer {
         let body = #"{"error":"\#(error.code)","message":"\#(error.message)"}"#
         return ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(error.status.reasonPhrase)\r\ncontent-type: application/json\r\n"
@@ -159,7 +158,8 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
 
     /// Decides, when a connection is accepted, whether it is served: takes its credentials, then a
     /// slot of the global limit and of its uid's quota. A refused connection is answered 429 and
-    /// closed at once by a handler placed before the HTTP codec.
+    /// closed by a handler placed before the HTTP codec (`RefusingHandler`); one without
+    /// credentials is closed unanswered.
     private func admit(_ channel: any Channel) -> EventLoopFuture<Void> {
         Self.peerCredentialsFuture(of: channel).map { peer in
             guard let peer else {
@@ -195,7 +195,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
             context.bodyLimit = limit
             // Every request carries the credentials its connection was accepted with; a connection
             // without them is never served.
-            guard let peer = accepted.current[ObjectIdentifier(channel)]?.peer else {
+            guard let peer = accepted.withValue({ $0[ObjectIdentifier(channel)]?.peer }) else {
                 throw ChannelError.ioOnClosedChannel
             }
             context.peer = peer
@@ -264,7 +264,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
                     try await server.executeThenClose { inbound in
                         for try await child in inbound {
                             let key = ObjectIdentifier(child.channel)
-                            let entry = accepted.current[key]
+                            let entry = accepted.withValue { $0[key] }
                             tasks.addTask {
                                 if let entry, entry.admitted, let peer = entry.peer {
                                     await http.handle(value: child, logger: logger)
@@ -365,11 +365,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         return result == 0 || errno == EAGAIN
     }
 
-    /// `SO_PEERCRED` of a Unix socket connection (Linux `struct ucred`: pid, uid, gid).
-    static func peerCredentials(of channel: any Channel) async -> PeerCredentials? {
-        try? await peerCredentialsFuture(of: channel).get()
-    }
-
+    /// `SO_PEERCRED` of a Unix socket connection (Linux `struct ucred`: pid, uid, gid); nil when unreadable.
     static func peerCredentialsFuture(of channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
         #if os(Linux)
         guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
