@@ -46,6 +46,8 @@ extension APIError {
     static func invalidRequest(_ why: String) -> APIError { .init(.badRequest, "invalidRequest", why) }
     static func unknownField(_ name: String) -> APIError { .init(.badRequest, "unknownField", "unknown field '\(name)'") }
     static func invalidAccessKey(_ why: String) -> APIError { .init(.badRequest, "invalidAccessKey", "the access key is not valid: \(why)") }
+    static let malformedBody = APIError(.badRequest, "malformedBody", "the request body is malformed (chunk sizes, length or transfer encoding)")
+    static let nonCanonicalPath = APIError(.badRequest, "nonCanonicalPath", "the path is not canonical (empty, '.' or '..' segments, or an encoded '/' or '.')")
     static let bodyTooLarge = APIError(.contentTooLarge, "bodyTooLarge", "the request body exceeds the limit")
     static let unsupportedMediaType = APIError(.unsupportedMediaType, "unsupportedMediaType", "send the body as application/json")
     static let notFound = APIError(.notFound, "notFound", "no such path")
@@ -56,6 +58,9 @@ extension APIError {
     static let tooManyJobs = APIError(.tooManyRequests, "tooManyJobs", "too many read jobs are waiting or reading")
     static let tooManyClients = APIError(.tooManyRequests, "tooManyClients", "too many clients are connected")
     static let tooManySubscribers = APIError(.tooManyRequests, "tooManySubscribers", "too many event streams are open")
+    static let tooManyJobsForUser = APIError(.tooManyRequests, "tooManyJobsForUser", "this user has too many read jobs waiting or reading")
+    static let tooManyClientsForUser = APIError(.tooManyRequests, "tooManyClientsForUser", "this user has too many connections open")
+    static let tooManySubscribersForUser = APIError(.tooManyRequests, "tooManySubscribersForUser", "this user has too many event streams open")
     static let shuttingDown = APIError(.serviceUnavailable, "shuttingDown", "the daemon is shutting down")
     // Results
     static let resultNotReady = APIError(.conflict, "resultNotReady", "the read has not finished")
@@ -67,6 +72,7 @@ extension APIError {
     static let invalidFormat = APIError(.badRequest, "invalidFormat", "format must be 'png' (or omitted for the image as stored)")
     // Access
     static let canNeedsPACE = APIError(.badRequest, "canNeedsPACE", "a CAN opens a chip with PACE only; accessPolicy 'bac' cannot use it")
+    static let peerUnknown = APIError(.forbidden, "peerUnknown", "the caller's credentials (SO_PEERCRED) are unknown")
     static let internalError = APIError(.internalServerError, "internalError", "internal error")
 
     /// Errors of reader discovery, for job failures and HTTP answers.

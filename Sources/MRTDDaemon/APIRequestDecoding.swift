@@ -12,8 +12,21 @@ public enum APIRequestDecoding {
     /// The codes these functions refuse with.
     public static let errorCodes: Set<String> = [
         "malformedJSON", "invalidRequest", "unknownField", "invalidAccessKey", "bodyTooLarge",
-        "unsupportedMediaType", "invalidFormat", "jobNotFound",
+        "unsupportedMediaType", "invalidFormat", "jobNotFound", "nonCanonicalPath", "malformedBody",
     ]
+
+    /// Whether a request path is canonical: absolute, no empty segment (`//`, a trailing `/`), no `.`
+    /// or `..` segment, no percent-encoded `/`, `.` or `\\` and no backslash. Other paths are
+    /// refused (400 `nonCanonicalPath`) before routing, so no variant of a path can reach a route
+    /// another way than the canonical one.
+    public static func isCanonicalPath(_ path: String) -> Bool {
+        guard path.hasPrefix("/") else { return false }
+        if path == "/" { return true }
+        let lower = path.lowercased()
+        if lower.contains("%2f") || lower.contains("%2e") || lower.contains("%5c") || path.contains("\\") { return false }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return segments.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
 
     /// `POST /v1/reads` headers: JSON (or curl's form default, decided by the body) within `maxBody`.
     public static func checkBodyHeaders(contentType: String?, contentLength: String?, maxBody: Int) throws(APIError) {
@@ -34,6 +47,11 @@ public enum APIRequestDecoding {
     /// six digits).
     public static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessSecret.Value {
         try ReadScheduler.accessSecret(access)
+    }
+
+    /// A job's time limit from `timeoutSeconds` (range-checked before conversion; above `cap`, `cap`).
+    public static func timeout(_ seconds: Double?, cap: Duration) throws(APIError) -> Duration {
+        try ReadScheduler.timeout(seconds, cap: cap)
     }
 
     /// `?wait=true` (or `1`) on `POST /v1/reads`.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
 /// `ReadScheduler`, error → status mapping in `APIError`.
@@ -37,9 +38,15 @@ struct APIRoutes: Sendable {
         }
         router.get("/v1/reads/:id/face") { request, context in try await self.face(request, context) }
         router.get("/v1/reads/:id/images/:name") { _, context in try await self.image(context) }
-        router.get("/v1/events") { _, _ in try self.eventStream() }
+        router.get("/v1/events") { _, context in try self.eventStream(context) }
         router.get("/metrics") { _, _ in await self.prometheus() }
         return router
+    }
+
+    /// The caller's credentials; a request without them is refused (never served as "anyone").
+    static func peer(_ context: DaemonRequestContext) throws(APIError) -> PeerCredentials {
+        guard let peer = context.peer else { throw .peerUnknown }
+        return peer
     }
 
     static func id(_ context: DaemonRequestContext) throws(APIError) -> String {
@@ -149,8 +156,13 @@ struct APIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }
 
-    func eventStream() throws -> Response {
-        let stream = try events.subscribe()
+    func eventStream(_ context: DaemonRequestContext) throws -> Response {
+        let peer = try Self.peer(context)
+        let channel = context.channel
+        let stream = try events.subscribe(peer: peer) { [logger = context.logger] in
+            logger.notice("event subscriber dropped: it fell behind its buffer", metadata: ["uid": "\(peer.uid)"])
+            channel?.close(promise: nil)
+        }
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no"]
         return Response(status: .ok, headers: headers, body: .init { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\n: mrtdd event stream\n\n"))
@@ -187,6 +199,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return response
         } catch let api as APIError {
             error = api
+        } catch is HTTPParserError {
+            // A broken body (chunk sizes, short body, transfer encoding) is the client's error.
+            error = .malformedBody
         } catch let http as HTTPError {
             error = http.status == .notFound && Self.isKnownPath(request.uri.path) ? .methodNotAllowed : APIError.from(http)
         } catch let other {
@@ -194,7 +209,9 @@ struct ErrorMiddleware: RouterMiddleware {
             error = APIError.internalError
         }
         metrics.recordRequest(status: error.status.code, errorCode: error.code)
-        if error.status.code >= 500 || error.status == .tooManyRequests {
+        if error == .malformedBody {
+            context.logger.info("request refused", metadata: ["code": "\(error.code)"])
+        } else if error.status.code >= 500 || error.status == .tooManyRequests {
             context.logger.notice("request refused", metadata: ["code": "\(error.code)", "path": "\(request.uri.path)"])
         }
         return APIError.response(status: error.status, code: error.code, message: error.message)

@@ -43,7 +43,7 @@ public final class Daemon: Sendable {
         self.backends = backends
         self.engine = engine
         self.logger = logger
-        events = EventBus(maxSubscribers: configuration.maxEventSubscribers)
+        events = EventBus(maxSubscribers: configuration.maxEventSubscribers, maxSubscribersPerUser: configuration.maxEventSubscribersPerUser)
         let metrics = DaemonMetrics()
         self.metrics = metrics
         let transcripts = configuration.recordDirectory.map { TranscriptDirectory(path: $0, metrics: metrics, logger: logger) }

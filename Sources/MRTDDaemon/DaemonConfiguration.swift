@@ -37,6 +37,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maxClients = 256
     /// Open event streams; more get 429.
     public var maxEventSubscribers = 64
+    /// Per-uid quotas (root is bound by the global limits only): open connections, jobs waiting or
+    /// reading, open event streams. One user cannot hold every slot; beyond its quota it gets 429.
+    public var maxClientsPerUser = 64
+    public var maxActiveJobsPerUser = 8
+    public var maxEventSubscribersPerUser = 8
     /// Largest request body, in bytes.
     public var maxRequestBody = 16 * 1024
     /// Idle connections are closed after this (slow or stuck clients).
@@ -113,11 +118,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "log-level":
             guard let level = Logger.Level(rawValue: value) else { throw .invalidValue(key, value) }
             logLevel = level
-        case "max-jobs": maxActiveJobs = try Self.count(key, value)
-        case "max-results": maxRetainedResults = try Self.count(key, value)
-        case "max-clients": maxClients = try Self.count(key, value)
-        case "max-event-streams": maxEventSubscribers = try Self.count(key, value)
-        case "max-request-body": maxRequestBody = try Self.count(key, value)
+        case "max-jobs": maxActiveJobs = try Self.count(key, value, max: 10_000)
+        case "max-results": maxRetainedResults = try Self.count(key, value, max: 1_000_000)
+        case "max-clients": maxClients = try Self.count(key, value, max: 1_000_000)
+        case "max-event-streams": maxEventSubscribers = try Self.count(key, value, max: 100_000)
+        case "max-clients-per-user": maxClientsPerUser = try Self.count(key, value, max: 1_000_000)
+        case "max-jobs-per-user": maxActiveJobsPerUser = try Self.count(key, value, max: 10_000)
+        case "max-event-streams-per-user": maxEventSubscribersPerUser = try Self.count(key, value, max: 100_000)
+        case "max-request-body": maxRequestBody = try Self.count(key, value, max: 16 * 1024 * 1024)
         case "face-decoder": faceDecoder = try Self.nonEmpty(key, value)
         case "record-directory":
             // Empty turns recording off; a relative path would depend on the working directory.
@@ -156,8 +164,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         return value
     }
 
-    static func count(_ key: String, _ value: String) throws(ConfigurationError) -> Int {
-        guard let n = Int(value), n > 0 else { throw .invalidValue(key, value) }
+    /// A positive whole number up to `max` (range-checked here, so no later arithmetic can overflow).
+    static func count(_ key: String, _ value: String, max: Int) throws(ConfigurationError) -> Int {
+        guard let n = Int(value), n > 0, n <= max else { throw .invalidValue(key, value) }
         return n
     }
 
@@ -171,7 +180,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             scale = factor
             break
         }
-        guard let n = Double(number.trimmingCharacters(in: .whitespaces)), n > 0, n.isFinite, n * scale <= 86_400 * 30 else {
+        guard let n = Double(number.trimmingCharacters(in: .whitespaces)), n.isFinite, n * scale >= 0.001, n * scale <= 86_400 * 30 else {
             throw .invalidValue(key, value)
         }
         return .milliseconds(Int64((n * scale * 1000).rounded()))

@@ -8,20 +8,38 @@ public struct DaemonEvent: Sendable, Equatable {
     public var data: String
     /// Monotonic sequence number, sent as the SSE `id:`.
     public var sequence: UInt64 = 0
+    /// Who may see the event: reader and card events are public; job events go to the job's owner
+    /// (and root) only.
+    public var audience: Audience = .everyone
 
-    public init(type: String, data: String) {
+    public enum Audience: Sendable, Equatable {
+        case everyone
+        /// The uid that created the job (nil: an owner unknown, so root only).
+        case owner(UInt32?)
+    }
+
+    public init(type: String, data: String, audience: Audience = .everyone) {
         self.type = type
         self.data = data
+        self.audience = audience
+    }
+
+    /// Whether a subscriber with these credentials receives this event.
+    func isVisible(to peer: PeerCredentials) -> Bool {
+        switch audience {
+        case .everyone: return true
+        case .owner(let uid): return peer.isRoot || uid == peer.uid
+        }
     }
 
     /// The bytes of this event on the wire (text/event-stream).
     var wireFormat: String { "id: \(sequence)\nevent: \(type)\ndata: \(data)\n\n" }
 
-    static func make(_ type: String, _ payload: some Encodable) -> DaemonEvent {
+    static func make(_ type: String, _ payload: some Encodable, audience: Audience = .everyone) -> DaemonEvent {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(payload)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
-        return DaemonEvent(type: type, data: data)
+        return DaemonEvent(type: type, data: data, audience: audience)
     }
 }
 
@@ -58,46 +76,80 @@ public enum EventPayload {
     }
 }
 
-/// Fans events out to every `GET /v1/events` subscriber. Synchronous and lock-based so that the
-/// order events are published in is the order every subscriber sees.
+/// Fans events out to every `GET /v1/events` subscriber that may see them (job events to the
+/// job's owner and root, reader and card events to all). Synchronous and lock-based so that the
+/// order events are published in is the order every subscriber sees. A subscriber that falls
+/// `bufferSize` events behind (a stalled client) is dropped: its stream ends and its connection closes.
 public final class EventBus: @unchecked Sendable {
+    private struct Subscriber {
+        var peer: PeerCredentials
+        var continuation: AsyncStream<DaemonEvent>.Continuation
+        var onDrop: @Sendable () -> Void
+    }
     private let lock = NSLock()
-    private var subscribers: [UUID: AsyncStream<DaemonEvent>.Continuation] = [:]
+    private var subscribers: [UUID: Subscriber] = [:]
+    private var quota: UIDQuota
     private var sequence: UInt64 = 0
     private var closed = false
-    private let maxSubscribers: Int
+    private let bufferSize: Int
+    private let dropped = Locked(0)
 
-    public init(maxSubscribers: Int) {
-        self.maxSubscribers = maxSubscribers
+    public init(maxSubscribers: Int, maxSubscribersPerUser: Int = .max, bufferSize: Int = 512) {
+        quota = UIDQuota(limit: maxSubscribers, perUser: maxSubscribersPerUser)
+        self.bufferSize = bufferSize
     }
 
     public var subscriberCount: Int { lock.withLock { subscribers.count } }
 
-    /// A new stream of every event from now on; a slow subscriber loses the oldest events beyond 512.
-    /// Throws `APIError.tooManySubscribers` or `.shuttingDown`.
-    public func subscribe() throws(APIError) -> AsyncStream<DaemonEvent> {
-        let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingNewest(512))
+    /// Subscribers dropped so far because they fell behind their buffer.
+    public var droppedSubscribers: Int { dropped.current }
+
+    /// A new stream of every event from now on that `peer` may see. Throws `.tooManySubscribers`,
+    /// `.tooManySubscribersForUser` or `.shuttingDown`. `onDrop` runs when the subscriber is dropped
+    /// for falling behind (the API closes its connection: a stalled writer would never see the end).
+    public func subscribe(peer: PeerCredentials, onDrop: @escaping @Sendable () -> Void = {}) throws(APIError) -> AsyncStream<DaemonEvent> {
+        let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let id = UUID()
         let refusal: APIError? = lock.withLock {
             if closed { return .shuttingDown }
-            if subscribers.count >= maxSubscribers { return .tooManySubscribers }
-            subscribers[id] = continuation
+            switch quota.take(peer.uid) {
+            case .global?: return .tooManySubscribers
+            case .perUser?: return .tooManySubscribersForUser
+            case nil: break
+            }
+            subscribers[id] = Subscriber(peer: peer, continuation: continuation, onDrop: onDrop)
             return nil
         }
         if let refusal { throw refusal }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
+            self.lock.withLock {
+                if self.subscribers.removeValue(forKey: id) != nil { self.quota.release(peer.uid) }
+            }
         }
         return stream
     }
 
     public func publish(_ event: DaemonEvent) {
-        lock.withLock {
+        let laggards: [Subscriber] = lock.withLock {
             sequence += 1
             var numbered = event
             numbered.sequence = sequence
-            for continuation in subscribers.values { continuation.yield(numbered) }
+            var behind: [Subscriber] = []
+            for (id, subscriber) in subscribers where event.isVisible(to: subscriber.peer) {
+                if case .dropped = subscriber.continuation.yield(numbered) {
+                    // Its buffer is full: it would silently miss events from now on. End it instead.
+                    subscribers.removeValue(forKey: id)
+                    quota.release(subscriber.peer.uid)
+                    behind.append(subscriber)
+                }
+            }
+            return behind
+        }
+        if !laggards.isEmpty { dropped.withValue { $0 += laggards.count } }
+        for subscriber in laggards {
+            subscriber.continuation.finish()
+            subscriber.onDrop()
         }
     }
 
@@ -106,7 +158,7 @@ public final class EventBus: @unchecked Sendable {
         let all: [AsyncStream<DaemonEvent>.Continuation] = lock.withLock {
             closed = true
             defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+            return subscribers.values.map(\.continuation)
         }
         for continuation in all { continuation.finish() }
     }

@@ -146,6 +146,8 @@ public actor ReadScheduler {
     /// Validates a request and queues its job. The access secret is held by the job until its read ends.
     public func create(_ request: ReadJobRequest, peer: PeerCredentials?) throws(APIError) -> ReadJobView {
         if shuttingDown { throw .shuttingDown }
+        // A job without an owner would be everyone's: refuse.
+        guard let peer else { throw .peerUnknown }
         let secret = try Self.accessSecret(request.access)
         let policy = request.accessPolicy ?? configuration.accessPolicy
         try engine.validate(access: secret, policy: policy)
@@ -156,13 +158,13 @@ public actor ReadScheduler {
             }
             groups = requested
         }
-        var timeout = configuration.readTimeout
-        if let seconds = request.timeoutSeconds {
-            guard seconds.isFinite, seconds > 0 else { throw .invalidRequest("timeoutSeconds must be a positive number") }
-            timeout = min(timeout, .milliseconds(Int64((seconds * 1000).rounded(.up))))
-        }
+        let timeout = try Self.timeout(request.timeoutSeconds, cap: configuration.readTimeout)
         if let name = request.reader, slots[name] == nil { throw .readerNotFound(name) }
-        guard jobs.values.count(where: { !$0.state.isFinished }) < configuration.maxActiveJobs else { throw .tooManyJobs }
+        let active = jobs.values.filter { !$0.state.isFinished }
+        guard active.count < configuration.maxActiveJobs else { throw .tooManyJobs }
+        if !peer.isRoot, active.count(where: { $0.peer?.uid == peer.uid }) >= configuration.maxActiveJobsPerUser {
+            throw .tooManyJobsForUser
+        }
 
         let id = UUID().uuidString.lowercased()
         let recording = transcripts.map { SessionRecording(job: id, started: Date(), directory: $0) }
@@ -178,12 +180,21 @@ public actor ReadScheduler {
             if !Task.isCancelled { await self?.expire(id) }
         }
         logger.info("read job created", metadata: [
-            "job": "\(id)", "uid": "\(peer.map { String($0.uid) } ?? "unknown")",
-            "pid": "\(peer.map { String($0.pid) } ?? "unknown")", "reader": "\(request.reader ?? "any")",
+            "job": "\(id)", "uid": "\(peer.uid)", "pid": "\(peer.pid)", "reader": "\(request.reader ?? "any")",
             "access": "\(job.parameters.access.kind)", "policy": "\(policy.rawValue)",
         ])
         dispatch()
         return view(job)
+    }
+
+    /// The job's time limit: `timeoutSeconds` (range-checked before any conversion, so no value can
+    /// trap) capped at the daemon's read timeout.
+    static func timeout(_ seconds: Double?, cap: Duration) throws(APIError) -> Duration {
+        guard let seconds else { return cap }
+        guard seconds.isFinite, seconds > 0 else { throw .invalidRequest("timeoutSeconds must be a positive number") }
+        // Beyond the cap the cap applies; below it the value is small enough to convert exactly.
+        guard seconds < cap.seconds else { return cap }
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessSecret.Value {
@@ -254,8 +265,9 @@ public actor ReadScheduler {
 
     private func job(_ id: String, _ peer: PeerCredentials?) throws(APIError) -> Job {
         guard let job = jobs[id] else { throw .jobNotFound }
-        // A job belongs to the uid that created it (and root); others see no such job.
-        if let owner = job.peer?.uid, let caller = peer?.uid, caller != 0, caller != owner { throw .jobNotFound }
+        // A job belongs to the uid that created it (and root); others, and callers whose
+        // credentials are unknown, see no such job.
+        guard let peer, peer.mayAccess(ownedBy: job.peer) else { throw .jobNotFound }
         return job
     }
 
@@ -304,6 +316,7 @@ public actor ReadScheduler {
         let parameters = job.parameters
         let events = self.events
         let progressBox = job.progress
+        let audience = DaemonEvent.Audience.owner(job.peer?.uid)
         // Detached: the chip session must not run on the scheduler's actor.
         job.task = Task.detached {
             let outcome: Outcome
@@ -330,7 +343,8 @@ public actor ReadScheduler {
                 let read = await engine.read(transport: connection, reconnect: reconnect, parameters: parameters) { progress in
                     progressBox.withValue { $0 = progress }
                     events.publish(.make("read.progress", EventPayload.Progress(
-                        id: id, reader: name, phase: progress.phase.rawValue, file: progress.file, percent: progress.percent)))
+                        id: id, reader: name, phase: progress.phase.rawValue, file: progress.file, percent: progress.percent),
+                        audience: audience))
                 }
                 if let last = await self.detach(from: id) { await last.close() }
                 outcome = .read(read)
@@ -419,14 +433,16 @@ public actor ReadScheduler {
         if job.state == .done {
             events.publish(.make("read.finished", EventPayload.Finished(
                 id: job.id, reader: job.reader, status: job.result?.status.rawValue ?? "unverified",
-                durationMs: job.result?.durationMs ?? 0)))
+                durationMs: job.result?.durationMs ?? 0), audience: .owner(job.peer?.uid)))
             logger.info("read finished", metadata: [
                 "job": "\(job.id)", "reader": "\(job.reader ?? "-")", "status": "\(job.result?.status.rawValue ?? "-")",
                 "durationMs": "\(job.result?.durationMs ?? 0)", "apdus": "\(job.result?.transport.apdus ?? 0)",
             ])
         } else {
             let error = job.error ?? .init(error: "readFailed", message: "")
-            events.publish(.make("read.failed", EventPayload.Failed(id: job.id, reader: job.reader, error: error.error, message: error.message)))
+            events.publish(.make(
+                "read.failed", EventPayload.Failed(id: job.id, reader: job.reader, error: error.error, message: error.message),
+                audience: .owner(job.peer?.uid)))
             logger.notice("read \(job.state.rawValue)", metadata: ["job": "\(job.id)", "reader": "\(job.reader ?? "-")", "code": "\(error.error)"])
         }
         for waiter in job.waiters { waiter.resume() }

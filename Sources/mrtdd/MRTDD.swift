@@ -109,6 +109,10 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     func run() async throws {
         let configuration = try makeConfiguration()
 
+        guard (1...64).contains(simReaders) else { throw ValidationError("--sim-readers must be between 1 and 64") }
+        guard (0...60_000).contains(simLatency) else { throw ValidationError("--sim-latency-ms must be between 0 and 60000") }
+        Self.raiseDescriptorLimit()
+
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
         let logger = Logger(label: "mrtdd")
@@ -150,6 +154,17 @@ struct MRTDD: AsyncParsableCommand, Sendable {
             reloadConfiguration: { try command.makeConfiguration() })
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
         try await daemon.run()
+    }
+}
+
+extension MRTDD {
+    /// Raises the soft limit on open files to the hard one (systemd's unit sets both; a shell often
+    /// leaves the soft one at 1024). The server still caps connections below whatever it gets.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 }
 

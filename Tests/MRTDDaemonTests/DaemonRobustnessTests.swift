@@ -113,7 +113,7 @@ import Testing
         try await Self.within(.seconds(5), "in-process shutdown") { try await daemon.task.value }
         let exchangesAtStop = daemon.backend.exchanges(reader: "R1")
         for id in [running.id, queued.id] {
-            let view = try await daemon.daemon.scheduler.view(id: id, peer: nil)
+            let view = try await daemon.daemon.scheduler.view(id: id, peer: .rootForTests)
             #expect(view.state == .cancelled, "\(id)")
             #expect(view.result == nil)
             #expect(view.error?.message == "the daemon is shutting down")
@@ -121,7 +121,7 @@ import Testing
         #expect(engine.secrets.allSatisfy { $0.take() == nil }, "the running job's access key is wiped")
         #expect(engine.secrets.allSatisfy { $0.kind == "wiped" })
         await #expect(throws: APIError.shuttingDown) {
-            _ = try await daemon.daemon.scheduler.create(.init(access: Specimens.access), peer: nil)
+            _ = try await daemon.daemon.scheduler.create(.init(access: Specimens.access), peer: .rootForTests)
         }
         try await Task.sleep(for: .milliseconds(200))
         #expect(daemon.backend.exchanges(reader: "R1") == exchangesAtStop, "the chip session went on after shutdown")
@@ -296,7 +296,7 @@ import Testing
                 await daemon.daemon.shutdown()
                 try await Self.within(.seconds(5), "shutdown with a job waiting for its card") { try await daemon.task.value }
                 #expect(clock.now - start < .seconds(2), "shutdown took \(clock.now - start)")
-                let view = try await daemon.daemon.scheduler.view(id: job.id, peer: nil)
+                let view = try await daemon.daemon.scheduler.view(id: job.id, peer: .rootForTests)
                 #expect(view.state == .cancelled && view.result == nil)
             }
         }

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A plain blocking Unix socket for sending deliberately broken HTTP.
-final class RawSocket {
+final class RawSocket: @unchecked Sendable {
     let fd: Int32
 
     init(path: String, receiveTimeout: Double = 30) throws {

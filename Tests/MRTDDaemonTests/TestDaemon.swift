@@ -118,3 +118,8 @@ func testTrustStore() throws -> TrustStore {
     _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test CSCA", isTestMaterial: true)
     return store
 }
+
+extension PeerCredentials {
+    /// In-process calls into the scheduler, as root (which sees every job).
+    static let rootForTests = PeerCredentials(pid: getpid(), uid: 0, gid: 0)
+}

@@ -60,6 +60,13 @@ import NIOHTTP1
         } catch {
             fuzzCheck(false, "the encoding of a decoded request is refused: \(error.code)")
         }
+        // Numeric extremes: the job's time limit is computed from any decoded timeoutSeconds without a trap.
+        do {
+            let limit = try APIRequestDecoding.timeout(request.timeoutSeconds, cap: .seconds(60))
+            fuzzCheck(limit > .zero && limit <= .seconds(60), "a job time limit outside (0, cap]")
+        } catch {
+            refused(error, "timeoutSeconds")
+        }
         let access = request.access
         let secrets = [access.mrz, access.can, access.mrzKey?.documentNumber, access.mrzKey?.dateOfBirth, access.mrzKey?.dateOfExpiry]
             .compactMap { $0 }
@@ -104,6 +111,12 @@ import NIOHTTP1
 
     static func request(_ head: HTTPRequestHead, body: [UInt8], overCap: Bool) {
         let path = String(head.uri.prefix { $0 != "?" })
+        // The server answers 400 nonCanonicalPath before routing: only canonical paths go on, and a
+        // canonical path has no spelling variant (empty, "." or ".." segment, encoded "/" or ".").
+        guard APIRequestDecoding.isCanonicalPath(path) else { return }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        fuzzCheck(path == "/" || segments.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }, "a path variant passed as canonical")
+        fuzzCheck(!path.lowercased().contains("%2f") && !path.lowercased().contains("%2e"), "an encoded path variant passed as canonical")
         let known = APIRequestDecoding.isKnownPath(path)
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         if known, parts.count >= 3 {

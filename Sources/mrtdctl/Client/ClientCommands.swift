@@ -93,6 +93,10 @@ enum DaemonRead {
         reader: String?, accessPolicy: MRTDProtocol.AccessPolicy, dataGroups: [Int]?, json: Bool, face: String?,
         images: String? = nil
     ) async throws {
+        // Range-checked here too: the daemon caps the value, but a client never sends one it cannot mean.
+        if let timeout = options.timeout, !(timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be between 0 and 86400 seconds")
+        }
         var access = ReadJobRequest.Access()
         if let mrz {
             access.mrz = mrz
