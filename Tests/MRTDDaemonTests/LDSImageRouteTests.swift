@@ -33,7 +33,9 @@ import Testing
         #expect(missing.status == 404)
         #expect(DaemonClientError.from(missing).code == "noImage")
         let traversal = try await daemon.client.send(.get, "/v1/reads/\(done.id)/images/..%2Fface")
-        #expect(traversal.status == 404)
+        // An encoded path separator never reaches a route (the canonical-path rule of the API).
+        #expect(traversal.status == 400)
+        #expect(DaemonClientError.from(traversal).code == "nonCanonicalPath")
         let unknownJob = try await daemon.client.send(.get, "/v1/reads/unknown/images/portrait-1")
         #expect(DaemonClientError.from(unknownJob).code == "jobNotFound")
 
