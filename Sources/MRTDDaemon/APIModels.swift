@@ -113,6 +113,40 @@ public struct TrustStoreSummary: Codable, Sendable, Equatable {
     /// True when only the TEST-ONLY CSCA is trusted (`--simulate`).
     public var testOnly: Bool
 
+    /// The shipped master lists' directory when they are trusted (`default-trust`).
+    public var defaultTrust: String?
+    /// Countries (two-letter, from the CSCAs' subjects) with at least one CSCA.
+    public var countries: [String]?
+    /// The master lists loaded, with their age.
+    public var masterLists: [MasterListSummary]?
+    /// CSCAs whose validity ends within 90 days.
+    public var expiringCSCAs: Int?
+    /// CRLs in use that are past their nextUpdate.
+    public var crlsPastNextUpdate: Int?
+    /// CRLs refused at load (no signing CSCA in the store, or a broken signature).
+    public var rejectedCRLs: Int?
+    /// The nearest nextUpdate among the CRLs in use (ISO 8601).
+    public var nextCRLUpdate: String?
+    /// When the store in use was loaded (ISO 8601).
+    public var loadedAt: String?
+    /// Conditions to act on (`masterListOlderThan180Days: …`, `crlOutdated: …`, …).
+    public var warnings: [String]?
+    /// Problems found when the store in use was loaded (at start they do not stop the daemon).
+    public var errors: [String]?
+    /// The last reload (SIGHUP): when, and whether the new store replaced the old one.
+    public var lastReload: TrustReloadStatus?
+
+    /// One master list in the store.
+    public struct MasterListSummary: Codable, Sendable, Equatable {
+        public var path: String
+        public var country: String?
+        /// `verified`, or why it was rejected.
+        public var signature: String
+        public var certificates: Int
+        public var issued: String?
+        public var ageDays: Int?
+    }
+
     public init(paths: [String], certificates: Int? = nil, crls: Int? = nil, testOnly: Bool = false) {
         self.paths = paths
         self.certificates = certificates

@@ -157,6 +157,7 @@ struct APIRoutes: Sendable {
             readers: stats.readers, busyReaders: stats.busyReaders, activeJobs: stats.activeJobs,
             retainedResults: stats.retainedResults, connections: connections(),
             eventSubscribers: events.subscriberCount, uptimeSeconds: (ContinuousClock.now - started).seconds))
+            + DaemonMetrics.renderTrust(engine.trustStore, reloads: engine.trust?.reloadCounts ?? [:])
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: text)))

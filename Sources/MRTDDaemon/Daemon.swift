@@ -23,6 +23,8 @@ public final class Daemon: Sendable {
     public let server: APIServer
     /// Where session transcripts go, when `record-directory` is set.
     public let transcripts: TranscriptDirectory?
+    /// Reads the configuration again for a reload (file + flags); nil: reloads reuse `configuration`.
+    private let reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)?
     private let group = Locked<ServiceGroup?>(nil)
     private let stopRequested = Locked(false)
     /// This build's version, reported by `GET /v1/health`.
@@ -34,9 +36,10 @@ public final class Daemon: Sendable {
     ///   - engine: performs chip sessions (`StandardReadEngine`: BAC/PACE, CA/AA, passive authentication).
     public init(
         configuration: DaemonConfiguration, address: ListenAddress? = nil, backends: [any ReaderBackend],
-        engine: any ReadEngine, logger: Logger
+        engine: any ReadEngine, logger: Logger, reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)? = nil
     ) {
         self.configuration = configuration
+        self.reloadConfiguration = reloadConfiguration
         self.backends = backends
         self.engine = engine
         self.logger = logger
@@ -80,10 +83,61 @@ public final class Daemon: Sendable {
         [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events)]
     }
 
-    /// Runs until SIGTERM or SIGINT (or until the task is cancelled, for in-process use).
+    /// Reloads configuration and trust store, as SIGHUP does: the configuration is read again; the
+    /// trust settings (`trust-store`, `default-trust`, `default-trust-path`) take effect at once,
+    /// atomically (a store with errors is refused and the running one stays); other settings take
+    /// effect at the next restart (logged). Jobs in flight keep the store they started with.
+    /// Returns nil when the engine has no reloadable trust store.
+    @discardableResult
+    public func reload() async -> TrustReloadStatus? {
+        guard let trust = engine.trust else {
+            logger.warning("reload: this engine has no reloadable trust store")
+            return nil
+        }
+        let fresh: DaemonConfiguration
+        do {
+            fresh = try reloadConfiguration?() ?? configuration
+        } catch {
+            let status = trust.refuse("configuration: \(error)")
+            logger.error("reload refused: the configuration does not load; configuration and trust store unchanged", metadata: ["error": "\(error)"])
+            return status
+        }
+        var comparable = fresh
+        comparable.trustStorePaths = configuration.trustStorePaths
+        comparable.defaultTrust = configuration.defaultTrust
+        comparable.defaultTrustPath = configuration.defaultTrustPath
+        if comparable != configuration {
+            logger.notice("reload: settings other than the trust store changed; they take effect at the next restart")
+        }
+        // Loading verifies every master list signature (about half a second): on a thread of its
+        // own, not on the cooperative pool that serves the API and the reads.
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: trust.reload(configuration: fresh)) }.start()
+        }
+    }
+
+    /// A state summary for the log (SIGUSR1): counts only, no personal data.
+    public func logState() async {
+        let stats = await scheduler.stats()
+        let trust = engine.trustStore
+        logger.notice("state", metadata: [
+            "readers": "\(stats.readers)", "busyReaders": "\(stats.busyReaders)", "activeJobs": "\(stats.activeJobs)",
+            "retainedResults": "\(stats.retainedResults)", "eventSubscribers": "\(events.subscriberCount)",
+            "trustCSCAs": "\(trust.certificates ?? 0)", "trustCRLs": "\(trust.crls ?? 0)",
+            "lastReload": "\(trust.lastReload.map { "\($0.at) \($0.succeeded ? "succeeded" : "failed")" } ?? "none")",
+        ])
+    }
+
+    /// Runs until SIGTERM or SIGINT (or until the task is cancelled, for in-process use). With
+    /// signals (the default), SIGHUP reloads (``reload()``) and SIGUSR1 logs a state summary
+    /// (``logState()``); neither ends the daemon.
     public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        var services = self.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        if !signals.isEmpty {
+            services.append(.init(service: SignalService(daemon: self, signals: await UnixSignalsSequence(trapping: .sighup, .sigusr1))))
+        }
         let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
+            services: services, gracefulShutdownSignals: signals, logger: logger))
         self.group.withValue { $0 = group }
         if let transcripts {
             logger.notice("recording every chip session (transcripts hold the access key: personal data)", metadata: ["directory": "\(transcripts.path)"])
@@ -104,6 +158,12 @@ struct ReaderMonitor: Service, CustomStringConvertible {
 
     func run() async throws {
         let backends = self.backends
+        if backends.isEmpty {
+            // `backends =` (no reader library): the API still serves; this service waits for shutdown
+            // instead of ending, which the service group would take for a failure.
+            try? await gracefulShutdown()
+            return
+        }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for backend in backends {
@@ -120,6 +180,27 @@ struct ReaderMonitor: Service, CustomStringConvertible {
             }
         }
         logger.debug("reader monitor stopped")
+    }
+}
+
+/// SIGHUP: reload; SIGUSR1: log the state. Trapping them replaces their default action
+/// (terminate), so neither ends the daemon.
+struct SignalService: Service, CustomStringConvertible {
+    var description: String { "SignalHandler" }
+    let daemon: Daemon
+    let signals: UnixSignalsSequence
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await signal in signals {
+                if signal == .sighup {
+                    daemon.logger.notice("SIGHUP: reloading configuration and trust store")
+                    await daemon.reload()
+                } else {
+                    await daemon.logState()
+                }
+            }
+        }
     }
 }
 

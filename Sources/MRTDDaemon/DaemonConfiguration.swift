@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import MRTDVerification
 public import MRTDReaders
 public import MRTDProtocol
 
@@ -16,6 +17,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var socketMode: UInt16 = 0o660
     /// Trust store locations (CSCA certificates, master lists, CRLs), read by passive authentication.
     public var trustStorePaths: [String] = ["/etc/mrtdd/trust"]
+    /// Whether the shipped CSCA master lists (DE, NL) are trusted as well (`default-trust`).
+    public var defaultTrust = true
+    /// Where the shipped master lists are (`default-trust-path`); nil: found as ``DefaultTrust/locate(environment:executable:)`` says.
+    public var defaultTrustPath: String?
     public var accessPolicy = AccessPolicy.auto
     /// How long a job may wait for a card and read it, unless the request asks for less.
     public var readTimeout: Duration = .seconds(60)
@@ -82,6 +87,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let mode = UInt16(value, radix: 8), mode <= 0o777 else { throw .invalidValue(key, value) }
             socketMode = mode
         case "trust-store": trustStorePaths = Self.list(value)
+        case "default-trust":
+            switch value.lowercased() {
+            case "yes", "true", "on", "1": defaultTrust = true
+            case "no", "false", "off", "0": defaultTrust = false
+            default: throw .invalidValue(key, value)
+            }
+        case "default-trust-path": defaultTrustPath = value.isEmpty ? nil : value
         case "access-policy":
             guard let policy = AccessPolicy(rawValue: value) else { throw .invalidValue(key, value) }
             accessPolicy = policy
@@ -110,6 +122,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
             recordDirectory = value.isEmpty ? nil : value
         default: throw .unknownKey(key)
         }
+    }
+
+    /// The shipped master lists' directory, when `default-trust` is on and they are found.
+    public func resolvedDefaultTrustPath() -> String? {
+        guard defaultTrust else { return nil }
+        return defaultTrustPath ?? DefaultTrust.locate()
+    }
+
+    /// What the trust store loads: the default master lists (unless turned off), then `trust-store`.
+    /// A configured trust-store path that does not exist stays in the list (the load reports it);
+    /// the default `/etc/mrtdd/trust` is skipped when absent.
+    public func effectiveTrustPaths() -> [String] {
+        var paths = resolvedDefaultTrustPath().map { [$0] } ?? []
+        for path in trustStorePaths where path != "/etc/mrtdd/trust" || FileManager.default.fileExists(atPath: path) {
+            paths.append(path)
+        }
+        return paths
     }
 
     static func list(_ value: String) -> [String] {

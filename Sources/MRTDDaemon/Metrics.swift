@@ -111,4 +111,36 @@ public final class DaemonMetrics: @unchecked Sendable {
             return out
         }
     }
+
+    /// The trust store gauges (docs/api.md): CSCAs, CSCAs expiring within 90 days, seconds to the
+    /// nearest CRL nextUpdate, CRLs past it or rejected, the last reload and its outcome.
+    static func renderTrust(_ trust: TrustStoreSummary, reloads: [String: Int], now: Date = Date()) -> String {
+        var out = ""
+        func gauge(_ name: String, _ help: String, _ value: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
+        }
+        gauge("mrtdd_trust_cscas", "CSCA certificates trusted.", "\(trust.certificates ?? 0)")
+        gauge("mrtdd_trust_cscas_expiring", "Trusted CSCAs whose validity ends within 90 days.", "\(trust.expiringCSCAs ?? 0)")
+        gauge("mrtdd_trust_crls", "CRLs in use.", "\(trust.crls ?? 0)")
+        gauge("mrtdd_trust_crls_rejected", "CRLs refused at load (no signing CSCA, broken signature).", "\(trust.rejectedCRLs ?? 0)")
+        gauge("mrtdd_trust_crls_past_next_update", "CRLs in use past their nextUpdate.", "\(trust.crlsPastNextUpdate ?? 0)")
+        if let next = trust.nextCRLUpdate.flatMap(ISOTime.parse) {
+            gauge("mrtdd_trust_crl_next_update_seconds", "Seconds to the nearest CRL nextUpdate (negative: past).",
+                  "\(next.timeIntervalSince(now).rounded())")
+        }
+        if let ages = trust.masterLists?.compactMap(\.ageDays), let oldest = ages.max() {
+            gauge("mrtdd_trust_master_list_max_age_days", "Age of the oldest master list loaded, in days.", "\(oldest)")
+        }
+        if let last = trust.lastReload {
+            gauge("mrtdd_trust_last_reload_timestamp_seconds", "When the last reload was attempted (Unix time).",
+                  "\(ISOTime.parse(last.at).map { $0.timeIntervalSince1970.rounded() } ?? 0)")
+            gauge("mrtdd_trust_last_reload_success", "1 when the last reload replaced the trust store, 0 when it was refused.",
+                  last.succeeded ? "1" : "0")
+        }
+        out += "# HELP mrtdd_trust_reloads_total Trust store reloads, by outcome.\n# TYPE mrtdd_trust_reloads_total counter\n"
+        for outcome in ["succeeded", "failed"] {
+            out += "mrtdd_trust_reloads_total{outcome=\"\(outcome)\"} \(reloads[outcome, default: 0])\n"
+        }
+        return out
+    }
 }

@@ -62,20 +62,33 @@ public protocol ReadEngine: Sendable {
     ) async -> DocumentReader.Read
     /// What passive authentication trusts (for `GET /v1/health`).
     var trustStore: TrustStoreSummary { get }
+    /// The reloadable trust store, if this engine has one (SIGHUP reloads it).
+    var trust: TrustManager? { get }
+}
+
+extension ReadEngine {
+    public var trust: TrustManager? { nil }
 }
 
 /// The engine of this build: `DocumentReader` with BAC or PACE (MRZ or CAN) under the job's access
 /// policy, chip and active authentication, and passive authentication against the trust store.
 public struct StandardReadEngine: ReadEngine {
-    public let trustStore: TrustStoreSummary
-    private let store: TrustStore?
+    public let trust: TrustManager?
+    private let manager: TrustManager
+
+    public var trustStore: TrustStoreSummary { manager.summary }
 
     /// - Parameters:
     ///   - store: what passive authentication trusts; `nil` leaves every result `unverified`.
     ///   - summary: how `GET /v1/health` describes it.
     public init(store: TrustStore?, summary: TrustStoreSummary) {
-        self.store = store
-        self.trustStore = summary
+        self.init(trust: TrustManager(store: store, summary: summary))
+    }
+
+    /// An engine whose trust store reloads (each read uses the store current when it starts).
+    public init(trust: TrustManager) {
+        self.manager = trust
+        self.trust = trust
     }
 
     public func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError) {
@@ -97,7 +110,7 @@ public struct StandardReadEngine: ReadEngine {
                 files: [:])
         }
         let options = ReadOptions(
-            accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: store)
+            accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: manager.store)
         // The first link is the one the scheduler opened; later ones come from `reconnect`.
         let first = FirstLink(transport)
         let connect: @Sendable () async throws -> any APDUTransport = {

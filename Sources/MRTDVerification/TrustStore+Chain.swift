@@ -77,15 +77,16 @@ extension TrustStore {
         if crls.isEmpty {
             warnings.append("revocationNotChecked")
         } else if let key = try? anchor.publicKey() {
-            var usable = 0
-            for crl in crls where crl.isSigned(by: key) {
-                usable += 1
+            // Several CRLs of one CSCA (a store refreshed by adding files): the newest one whose
+            // signature verifies wins (RFC 5280 §6.3.3: the most recent complete CRL).
+            if let crl = Self.newestValidCRL(crls, key: key) {
                 if crl.isRevoked(serialNumber: signer.serialNumber) {
                     throw PAFailure(.dscRevoked, "serial \(signer.serialNumberHex) is on the CRL of \(anchor.certificate.subject)")
                 }
                 if let next = crl.nextUpdate, next < date { warnings.append("crlOutdated") }
+            } else {
+                warnings.append("revocationNotChecked")
             }
-            if usable == 0 { warnings.append("revocationNotChecked") }
         }
 
         if let signingTime, !signer.isValid(at: signingTime) {
@@ -100,6 +101,13 @@ extension TrustStore {
         if !anchor.certificate.isSelfSigned { warnings.append(contentsOf: followLink(anchor.certificate)) }
         if anchor.isTestMaterial { warnings.append("testTrustAnchor") }
         return ChainVerification(anchor: anchor, warnings: warnings)
+    }
+
+    /// The CRL with the latest thisUpdate among those `key` signed (ties: the one listing more serials).
+    static func newestValidCRL(_ crls: [CertificateRevocationList], key: PublicKey) -> CertificateRevocationList? {
+        crls.filter { $0.isSigned(by: key) }.max { a, b in
+            a.thisUpdate != b.thisUpdate ? a.thisUpdate < b.thisUpdate : a.revokedCount < b.revokedCount
+        }
     }
 
     /// A link certificate (new CSCA key signed by the old one, Doc 9303-12 §5.5.2) is trusted as

@@ -15,6 +15,10 @@ extension TrustStore {
         var store = TrustStore()
         var pendingMasterLists: [(bytes: [UInt8], path: String, test: Bool)] = []
         for path in paths {
+            guard FileManager.default.fileExists(atPath: path) else {
+                store.report.rejected.append(.init(path: path, reason: "no such file or directory"))
+                continue
+            }
             for file in files(at: path) {
                 let test = isTestPath(file)
                 // An empty file is rejected before it is read (nothing to load; and reading an
@@ -38,6 +42,7 @@ extension TrustStore {
         for list in pendingMasterLists where DeviationList.looksLikeDeviationList(list.bytes) {
             store.addDeviationList(list.bytes, path: list.path, at: date)
         }
+        store.checkCRLs(at: date)
         store.finishReport(at: date)
         let elapsed = ContinuousClock.now - start
         store.report.loadMilliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -53,10 +58,25 @@ extension TrustStore {
             do { bounded = bytes.prefix(try BERExtent.elementLength(bytes[...])) } catch {
                 throw PAFailure(.sodMalformed, "master list: \(error)")
             }
+            // As for SODs: bytes after the SignedData are ignored, with a warning.
+            if bounded.count < bytes.count {
+                entry.warnings = ["masterListTrailingBytes"]
+                report.warnings.append("masterListTrailingBytes: \(path): \(bytes.count - bounded.count) bytes after the SignedData ignored")
+            }
             let signedData = try SignedDataVerifier.parse(bounded)
             let verification = try SignedDataVerifier.verify(
                 signedData, expectedContentType: OID.cscaMasterList, externalSigners: { _ in [] })
             entry.signer = verification.signer.subject.description
+            entry.country = verification.signer.issuer.country
+            let issued = verification.signingTime ?? verification.signer.notBefore
+            entry.issued = UTCDate.iso8601(issued)
+            entry.issuedFrom = verification.signingTime == nil ? "signerNotBefore" : "signingTime"
+            let age = Int(date.timeIntervalSince(issued) / 86_400)
+            entry.ageDays = age
+            if age > TrustStoreReport.masterListMaxAgeDays {
+                entry.warnings = (entry.warnings ?? []) + ["masterListOlderThan180Days"]
+                report.warnings.append("masterListOlderThan180Days: \(path) issued \(entry.issued!.prefix(10)), \(age) days ago")
+            }
             let list: CscaMasterList
             do { list = try CscaMasterList(content: verification.content) } catch {
                 throw PAFailure(.sodMalformed, "CscaMasterList: \(error)")
@@ -104,7 +124,7 @@ extension TrustStore {
                     case .none: certificates += 1
                     }
                 case "X509 CRL":
-                    if let crl = try? CertificateRevocationList(derEncoded: block.der) { addCRL(crl); crlCount += 1 } else {
+                    if let crl = try? CertificateRevocationList(derEncoded: block.der) { addCRL(crl, source: path); crlCount += 1 } else {
                         problems.append("CRL does not parse")
                     }
                 case "CMS", "PKCS7":
@@ -133,7 +153,7 @@ extension TrustStore {
                                             certificates: 1, crls: 0))
             }
         } else if let crl = try? CertificateRevocationList(derEncoded: bytes) {
-            addCRL(crl)
+            addCRL(crl, source: path)
             report.sources.append(.init(path: path, kind: "crl", certificates: 0, crls: 1))
         } else {
             report.rejected.append(.init(path: path, reason: "not a certificate, CRL or master list"))
@@ -179,7 +199,7 @@ extension TrustStore {
                     certificates += 1
                 }
             case "certificaterevocationlist;binary", "certificaterevocationlist":
-                if let crl = try? CertificateRevocationList(derEncoded: value) { addCRL(crl); crlCount += 1 } else {
+                if let crl = try? CertificateRevocationList(derEncoded: value) { addCRL(crl, source: origin); crlCount += 1 } else {
                     report.rejected.append(.init(path: origin, reason: "CRL does not parse"))
                 }
             case "pkdmasterlistcontent", "pkdmasterlistcontent;binary":
@@ -190,7 +210,71 @@ extension TrustStore {
         report.sources.append(.init(path: path, kind: "ldif", certificates: certificates, crls: crlCount))
     }
 
+    /// Doc 9303-12 §7.1.4: a CRL counts only when a CSCA of the store signed it. Checked once at
+    /// load so that `trust list` tells a used CRL from one that never will be: a CRL without a
+    /// signing CSCA in the store, or whose signature does not verify, is rejected (and dropped).
+    /// Among the valid CRLs of one CSCA the newest (latest thisUpdate) wins; the others are `superseded`.
+    mutating func checkCRLs(at date: Date) {
+        var keep: [Int] = []
+        var entries: [TrustStoreReport.CRL] = []
+        var signerOf: [Int: BytesKey] = [:]
+        for (index, crl) in crls.enumerated() {
+            var entry = TrustStoreReport.CRL(
+                path: crlSources[index], issuer: crl.issuer.description, thisUpdate: UTCDate.iso8601(crl.thisUpdate),
+                nextUpdate: crl.nextUpdate.map(UTCDate.iso8601), status: "current", revoked: crl.revokedCount)
+            let issuers = anchors(named: crl.issuer)
+            if issuers.isEmpty {
+                entry.status = "rejected"
+                entry.detail = "no CSCA in the store is named \(crl.issuer)"
+            } else if let signer = issuers.first(where: { anchor in (try? anchor.publicKey()).map { crl.isSigned(by: $0) } ?? false }) {
+                keep.append(index)
+                signerOf[index] = BytesKey(signer.certificate.derBytes)
+            } else {
+                entry.status = "rejected"
+                entry.detail = "signature does not verify with the key of any CSCA named \(crl.issuer)"
+            }
+            if entry.status == "rejected" {
+                report.rejected.append(.init(path: entry.path, reason: "CRL rejected: \(entry.detail!)"))
+            }
+            entries.append(entry)
+        }
+        // Newest valid CRL per signing CSCA.
+        var newest: [BytesKey: Int] = [:]
+        for index in keep {
+            let key = signerOf[index]!
+            if let best = newest[key], crls[best].thisUpdate >= crls[index].thisUpdate { continue }
+            newest[key] = index
+        }
+        let winners = Set(newest.values)
+        for index in keep {
+            if !winners.contains(index) {
+                entries[index].status = "superseded"
+            } else if let next = crls[index].nextUpdate, next < date {
+                entries[index].status = "outdated"
+            }
+        }
+        report.crls = entries
+        retainCRLs(at: keep)
+    }
+
     private mutating func finishReport(at date: Date) {
+        report.loadedAt = UTCDate.iso8601(date)
+        let horizon = date.addingTimeInterval(Double(TrustStoreReport.expiryHorizonDays) * 86_400)
+        report.expiringCSCAs = anchors.filter { $0.certificate.notAfter >= date && $0.certificate.notAfter < horizon }
+            .sorted { $0.certificate.notAfter < $1.certificate.notAfter }
+            .map { .init(subject: $0.certificate.subject.description, country: $0.certificate.subject.country ?? "??",
+                         notAfter: UTCDate.iso8601($0.certificate.notAfter)) }
+        for expiring in report.expiringCSCAs {
+            report.warnings.append("cscaExpiringSoon: \(expiring.subject) expires \(expiring.notAfter.prefix(10))")
+        }
+        let outdated = report.crls.filter { $0.status == "outdated" }
+        report.crlsPastNextUpdate = outdated.count
+        for crl in outdated {
+            report.warnings.append("crlOutdated: \(crl.path) (\(crl.issuer)) nextUpdate \(crl.nextUpdate?.prefix(10) ?? "")")
+        }
+        report.nextCRLUpdate = report.crls.filter { $0.status == "current" || $0.status == "outdated" }.compactMap(\.nextUpdate).min()
+        report.errors = report.rejected.map { "\($0.path): \($0.reason)" }
+        if anchors.isEmpty { report.errors.append("no CSCA loaded") }
         report.cscaCount = anchors.count
         report.documentSignerCount = documentSigners.count
         report.crlCount = crls.count

@@ -40,6 +40,8 @@ public struct TrustStore: Sendable, Equatable {
     private var anchorsBySubject: [String: [Int]] = [:]
     private var anchorIndexByDER: [BytesKey: Int] = [:]
     private var crlsByIssuer: [String: [Int]] = [:]
+    /// Where each of `crls` came from (same order).
+    private(set) var crlSources: [String] = []
 
     /// An empty store: every verification against it ends in `cscaNotFound`.
     public init() {}
@@ -74,8 +76,27 @@ public struct TrustStore: Sendable, Equatable {
 
     /// Adds a CRL; its signature is checked against the CSCA when it is used.
     public mutating func addCRL(_ crl: CertificateRevocationList) {
+        addCRL(crl, source: "added")
+    }
+
+    mutating func addCRL(_ crl: CertificateRevocationList, source: String) {
         crlsByIssuer[crl.issuer.matchKey, default: []].append(crls.count)
         crls.append(crl)
+        crlSources.append(source)
+    }
+
+    /// Keeps only the CRLs at the indices `keep` (those whose signature verified at load).
+    mutating func retainCRLs(at keep: [Int]) {
+        let kept = keep.map { (crls[$0], crlSources[$0]) }
+        crls = []
+        crlSources = []
+        crlsByIssuer = [:]
+        for (crl, source) in kept { addCRL(crl, source: source) }
+    }
+
+    /// The anchors whose subject is `name` (CRL issuers).
+    func anchors(named name: DistinguishedName) -> [Anchor] {
+        (anchorsBySubject[name.matchKey] ?? []).map { anchors[$0] }
     }
 
     /// The anchors that may have issued `certificate`: those whose subject is its issuer, narrowed

@@ -9,13 +9,16 @@ import MRTDTesting
 import MRTDVerification
 
 @main
-struct MRTDD: AsyncParsableCommand {
+struct MRTDD: AsyncParsableCommand, Sendable {
     static let configuration = CommandConfiguration(
         commandName: "mrtdd",
         abstract: "The eMRTD reader daemon: reads e-passports and ID cards for local clients over a Unix socket.",
         discussion: """
             Settings come from the configuration file (key = value lines, see docs/configuration.md), \
-            then from flags. SIGTERM or SIGINT stops the daemon gracefully.
+            then from flags. SIGTERM or SIGINT stops the daemon gracefully; SIGHUP (systemctl reload mrtdd) \
+            reloads configuration and trust store (a broken store is refused, the running one stays); \
+            SIGUSR1 logs a state summary. The shipped CSCA master lists (DE, NL) are trusted unless \
+            default-trust = no (or --no-default-trust).
             """,
         version: Daemon.version)
 
@@ -58,7 +61,11 @@ struct MRTDD: AsyncParsableCommand {
     @Option(name: .customLong("sim-latency-ms"), help: "Delay per APDU of the virtual readers, in milliseconds.")
     var simLatency = 0
 
-    func run() async throws {
+    @Flag(name: .customLong("no-default-trust"), help: "Do not trust the shipped master lists (default-trust = no).")
+    var noDefaultTrust = false
+
+    /// The configuration file, then the flags on top (read again on every reload).
+    func makeConfiguration() throws -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         do {
             if let data = FileHandle(forReadingAtPath: config).flatMap({ try? $0.readToEnd() ?? Data() }),
@@ -69,6 +76,7 @@ struct MRTDD: AsyncParsableCommand {
             }
             if let socket { try configuration.set("socket", socket) }
             if !trustStore.isEmpty { configuration.trustStorePaths = trustStore }
+            if noDefaultTrust { configuration.defaultTrust = false }
             if let accessPolicy { try configuration.set("access-policy", accessPolicy) }
             if let readTimeout { try configuration.set("read-timeout", readTimeout) }
             if let resultRetention { try configuration.set("result-retention", resultRetention) }
@@ -83,6 +91,11 @@ struct MRTDD: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }
+        return configuration
+    }
+
+    func run() async throws {
+        let configuration = try makeConfiguration()
 
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
@@ -96,9 +109,12 @@ struct MRTDD: AsyncParsableCommand {
             logger.notice("simulation: virtual readers with the specimen documents; only the TEST-ONLY CSCA is trusted")
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
-            engine = TrustLoading.engine(paths: configuration.trustStorePaths, logger: logger)
+            engine = StandardReadEngine(trust: TrustManager(configuration: configuration, logger: logger))
         }
-        let daemon = Daemon(configuration: configuration, backends: readerBackends, engine: engine, logger: logger)
+        let command = self
+        let daemon = Daemon(
+            configuration: configuration, backends: readerBackends, engine: engine, logger: logger,
+            reloadConfiguration: { try command.makeConfiguration() })
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
         try await daemon.run()
     }
@@ -162,26 +178,4 @@ enum Simulation {
     }
 
     static let trustStore = TrustStoreSummary(paths: ["certs/test (built in)"], certificates: 1, crls: 0, testOnly: true)
-}
-
-/// The trust store from the configured paths, loaded once at start.
-enum TrustLoading {
-    static func engine(paths: [String], logger: Logger) -> StandardReadEngine {
-        guard !paths.isEmpty else {
-            logger.warning("no trust store configured: passive authentication is not performed and results stay unverified")
-            return StandardReadEngine(store: nil, summary: TrustStoreSummary(paths: []))
-        }
-        let store = TrustStore.load(paths: paths)
-        let report = store.report
-        for rejected in report.rejected {
-            logger.warning("trust material rejected", metadata: ["path": "\(rejected.path)", "reason": "\(rejected.reason)"])
-        }
-        logger.info("trust store loaded", metadata: [
-            "cscas": "\(store.anchors.count)", "crls": "\(store.crls.count)",
-            "ms": "\(report.loadMilliseconds)",
-        ])
-        let summary = TrustStoreSummary(
-            paths: paths, certificates: store.anchors.count, crls: store.crls.count, testOnly: report.containsTestMaterial && store.anchors.allSatisfy(\.isTestMaterial))
-        return StandardReadEngine(store: store, summary: summary)
-    }
 }
