@@ -5,6 +5,7 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import MRTDDaemon
 
 @main
 struct MRTDCtl: AsyncParsableCommand {
@@ -19,8 +20,9 @@ struct MRTDCtl: AsyncParsableCommand {
         subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self])
 }
 
+/// One version for the daemon and its client (`mrtdd --version` and `mrtdctl --version` agree).
 enum MRTDVersion {
-    static let string = "0.1.0"
+    static let string = Daemon.version
 }
 
 /// Exit codes other programs may rely on.
