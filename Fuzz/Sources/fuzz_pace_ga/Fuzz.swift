@@ -40,12 +40,24 @@ import MRTDTesting
     final class StreamTransport: APDUTransport, @unchecked Sendable {
         var responses: [[UInt8]]
         var next = 0
+        /// Each command's whole answer as the protocol saw it (ISO/IEC 7816-4 §5.3.4: a `61xx` answer is
+        /// completed by GET RESPONSE, a `6Cxx` one replaced by the answer to the command resent).
+        var answers: [[UInt8]] = []
         let capabilities = TransportCapabilities.extended
         init(_ responses: [[UInt8]]) { self.responses = responses }
         func transmit(_ command: [UInt8]) async throws -> [UInt8] {
             guard next < responses.count else { throw TransportError.cardRemoved }
             defer { next += 1 }
-            return responses[next]
+            let response = responses[next]
+            let previousSW1 = answers.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
+            if command.count >= 2, command[1] == 0xC0, previousSW1 == 0x61 {
+                answers[answers.count - 1] = answers[answers.count - 1].dropLast(2) + response
+            } else if previousSW1 == 0x6C {
+                answers[answers.count - 1] = response
+            } else {
+                answers.append(response)
+            }
+            return response
         }
     }
 
@@ -103,20 +115,23 @@ import MRTDTesting
     static let test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
         var input = FuzzInput(data, size)
         let mode = modes[Int(input.byte()) % modes.count]
-        var responses: [[UInt8]] = []
-        while !input.isEmpty, responses.count < 8 { responses.append(input.chunk()) }
+        var chunks: [[UInt8]] = []
+        while !input.isEmpty, chunks.count < 8 { chunks.append(input.chunk()) }
         let random: any RandomSource = mode.random.map { ScriptedRandom($0) } ?? FixedRandom(byte: 0x5A)
-        let (parameters, password, stream) = (mode.parameters, mode.password, responses)
-        let (outcome, secureMessagingStarted, consumed): (Result<Bool, any Error>, Bool, Int) = runBlocking {
+        let (parameters, password, stream) = (mode.parameters, mode.password, chunks)
+        // `responses[i]` is the whole answer to the i-th command (pieces fetched with GET RESPONSE
+        // joined), `consumed` the number of commands that got one.
+        let (outcome, secureMessagingStarted, responses): (Result<Bool, any Error>, Bool, [[UInt8]]) = runBlocking {
             let transport = StreamTransport(stream)
             let channel = ChipChannel(transport: transport)
             do {
                 _ = try await PACE.perform(channel: channel, parameters: parameters, password: password, random: random)
-                return (.success(true), channel.secureMessaging != nil, transport.next)
+                return (.success(true), channel.secureMessaging != nil, transport.answers)
             } catch {
-                return (.failure(error), channel.secureMessaging != nil, transport.next)
+                return (.failure(error), channel.secureMessaging != nil, transport.answers)
             }
         }
+        let consumed = responses.count
         // Point validation (TR-03110-3 §A.2.2): PACE sends step 3 only after the chip's mapping key
         // (GM, CAM: tag 82 of step 2) validated, and step 4 only after its ephemeral key (tag 84).
         if mode.parameters.paceProtocol.mapping != .im, consumed >= 4, let key = element(0x82, in: responses[2]) {
