@@ -71,6 +71,8 @@ struct MRTDD: AsyncParsableCommand, Sendable {
             throw ValidationError("--sim-quirk '\(name)': expected one of \(VirtualChipQuirk.names)")
         }
         if !simulate && !simQuirks.isEmpty { throw ValidationError("--sim-quirk needs --simulate") }
+        guard (1...64).contains(simReaders) else { throw ValidationError("--sim-readers must be between 1 and 64") }
+        guard (0...60_000).contains(simLatency) else { throw ValidationError("--sim-latency-ms must be between 0 and 60000") }
     }
 
     @Flag(name: .customLong("no-default-trust"), help: "Do not trust the shipped master lists (default-trust = no).")
@@ -109,8 +111,6 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     func run() async throws {
         let configuration = try makeConfiguration()
 
-        guard (1...64).contains(simReaders) else { throw ValidationError("--sim-readers must be between 1 and 64") }
-        guard (0...60_000).contains(simLatency) else { throw ValidationError("--sim-latency-ms must be between 0 and 60000") }
         Self.raiseDescriptorLimit()
 
         let level = configuration.logLevel
