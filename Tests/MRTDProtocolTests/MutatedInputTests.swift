@@ -8,16 +8,6 @@ import Testing
 /// Parsers and the secure-messaging unwrap fed with mutated copies of valid input must throw or
 /// succeed, never trap (a crash here would take the daemon down). Seeded, so failures reproduce.
 @Suite struct MutatedInputTests {
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Flips bytes, truncates, or overwrites a length-like byte with an extreme value.
     static func mutations(of input: [UInt8], count: Int, seed: UInt64) -> [[UInt8]] {

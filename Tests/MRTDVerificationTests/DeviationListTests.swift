@@ -245,7 +245,7 @@ struct DeviationListTests {
             if (try? DeviationList.parseContent(Array(content.prefix(cut)))) != nil { parsed += 1 }
         }
         #expect(parsed == 0, "no strict prefix of the content is a complete DeviationList")
-        var generator = SeededGenerator(seed: 0x0D5C_2026)
+        var generator = SplitMix64(state: 0x0D5C_2026)
         for _ in 0..<2000 {
             var mutated = content
             let index = Int.random(in: 0..<mutated.count, using: &generator)
@@ -266,15 +266,3 @@ struct DeviationListTests {
     }
 }
 
-/// SplitMix64: reproducible mutations.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
