@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdCore
+public import MRTDCore
 
 /// The layer that turns a client's bytes into an API request: content type and length checks,
 /// the strict JSON decoding of `POST /v1/reads` bodies, the access secret, the query parameters and
@@ -10,9 +11,12 @@ import HummingbirdCore
 /// access secret.
 public enum APIRequestDecoding {
     /// The codes these functions refuse with.
-    public static let errorCodes: Set<String> = [
-        "malformedJSON", "invalidRequest", "unknownField", "invalidAccessKey", "bodyTooLarge",
-        "unsupportedMediaType", "invalidFormat", "jobNotFound", "nonCanonicalPath", "malformedBody",
+    public static let errorCodes: Set<String> = Set(refusals.map(\.rawValue))
+
+    /// `errorCodes` as registry codes.
+    public static let refusals: Set<ErrorCode> = [
+        .malformedJSON, .invalidRequest, .unknownField, .invalidAccessKey, .bodyTooLarge,
+        .unsupportedMediaType, .invalidFormat, .jobNotFound, .nonCanonicalPath, .malformedBody,
     ]
 
     /// Whether a request path is canonical: absolute, no empty segment (`//`, a trailing `/`), no `.`
@@ -46,12 +50,39 @@ public enum APIRequestDecoding {
     /// The access part of a request → the secret its job holds (MRZ parsed, key fields checked, CAN
     /// six digits).
     public static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessSecret.Value {
-        try ReadScheduler.accessSecret(access)
+        let given = [access.mrz != nil, access.mrzKey != nil, access.can != nil].filter { $0 }.count
+        guard given == 1 else { throw .invalidRequest("access: give exactly one of mrz, mrzKey, can") }
+        do {
+            if let mrz = access.mrz { return .mrz(try MRZ(mrz).accessKey) }
+            if let key = access.mrzKey {
+                return .mrz(try MRZKey(documentNumber: key.documentNumber, dateOfBirth: key.dateOfBirth, dateOfExpiry: key.dateOfExpiry))
+            }
+        } catch {
+            throw .invalidAccessKey(error.description)
+        }
+        let can = access.can ?? ""
+        // BSI TR-03110-2: the CAN is six decimal digits.
+        guard can.count == 6, can.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw .invalidAccessKey("a CAN is six digits")
+        }
+        return .can(can)
+    }
+
+    /// A decoded `POST /v1/reads` body → the scheduler's order (the access secret checked and
+    /// parsed; the rest the scheduler checks against its configuration).
+    public static func order(_ request: ReadJobRequest) throws(APIError) -> ReadJobOrder {
+        ReadJobOrder(
+            reader: request.reader, access: try accessSecret(request.access), dataGroups: request.dataGroups,
+            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds)
     }
 
     /// A job's time limit from `timeoutSeconds` (range-checked before conversion; above `cap`, `cap`).
     public static func timeout(_ seconds: Double?, cap: Duration) throws(APIError) -> Duration {
-        try ReadScheduler.timeout(seconds, cap: cap)
+        do {
+            return try ReadScheduler.timeout(seconds, cap: cap)
+        } catch {
+            throw APIError(error)
+        }
     }
 
     /// `?wait=true` (or `1`) on `POST /v1/reads`.

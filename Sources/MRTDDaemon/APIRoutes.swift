@@ -83,9 +83,9 @@ struct APIRoutes: Sendable {
         }
         var bytes = body.readBytes(length: body.readableBytes) ?? []
         defer { secureWipeBytes(&bytes) }
-        let parsed = try Self.decode(bytes)
+        let order = try APIRequestDecoding.order(try Self.decode(bytes))
         let wait = APIRequestDecoding.waits(request.uri)
-        let created = try await scheduler.create(parsed, peer: context.peer)
+        let created = try await scheduler.create(order, peer: context.peer)
         if wait {
             let finished = try await scheduler.waitUntilFinished(id: created.id, peer: context.peer)
             return try Self.json(finished)
@@ -186,7 +186,7 @@ struct APIRoutes: Sendable {
     }
 }
 
-/// Turns every error into `{"error", "message"}` with its status, and counts answers.
+/// Turns every error into its problem document (`APIError`) with its status, and counts answers.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = DaemonRequestContext
     let metrics: DaemonMetrics
@@ -199,6 +199,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return response
         } catch let api as APIError {
             error = api
+        } catch let domain as SchedulerError {
+            error = APIError(domain)
         } catch is HTTPParserError {
             // A broken body (chunk sizes, short body, transfer encoding) is the client's error.
             error = .malformedBody
@@ -214,7 +216,7 @@ struct ErrorMiddleware: RouterMiddleware {
         } else if error.status.code >= 500 || error.status == .tooManyRequests {
             context.logger.notice("request refused", metadata: ["code": "\(error.code)", "path": "\(request.uri.path)"])
         }
-        return APIError.response(status: error.status, code: error.code, message: error.message)
+        return error.response(instance: request.uri.path)
     }
 
     /// Whether a path names a resource (so a 404 from routing means the method is wrong).

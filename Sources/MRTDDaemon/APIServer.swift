@@ -151,8 +151,8 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
 
     /// The raw answer to a refused connection (written by `RefusingHandler`, before the HTTP codec).
     static func refusal(_ error: APIError) -> ByteBuffer {
-        let body = #"{"error":"\#(error.code)","message":"\#(error.message)"}"#
-        return ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(error.status.reasonPhrase)\r\ncontent-type: application/json\r\n"
+        let body = String(decoding: error.body(instance: nil), as: UTF8.self)
+        return ByteBuffer(string: "HTTP/1.1 \(error.status.code) \(error.status.reasonPhrase)\r\ncontent-type: \(APIError.problemMediaType)\r\n"
             + "retry-after: 1\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)")
     }
 
@@ -201,15 +201,15 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
             context.peer = peer
             let response: Response
             if !APIRequestDecoding.isCanonicalPath(request.uri.path) {
-                let error = APIError.nonCanonicalPath
-                response = APIError.response(status: error.status, code: error.code, message: error.message)
+                // The path is not echoed back: no `instance`.
+                response = APIError.nonCanonicalPath.response(instance: nil)
             } else {
                 do {
                     response = try await responder.respond(to: request, context: context)
                 } catch let error as HTTPParserError {
                     throw error
                 } catch {
-                    response = APIError.response(status: .internalServerError, code: "internalError", message: "internal error")
+                    response = APIError.internalError.response(instance: request.uri.path)
                 }
             }
             try await responseWriter.write(response: response.head, body: response.body)

@@ -107,10 +107,10 @@ public final class EventBus: @unchecked Sendable {
     /// A new stream of every event from now on that `peer` may see. Throws `.tooManySubscribers`,
     /// `.tooManySubscribersForUser` or `.shuttingDown`. `onDrop` runs when the subscriber is dropped
     /// for falling behind (the API closes its connection: a stalled writer would never see the end).
-    public func subscribe(peer: PeerCredentials, onDrop: @escaping @Sendable () -> Void = {}) throws(APIError) -> AsyncStream<DaemonEvent> {
+    public func subscribe(peer: PeerCredentials, onDrop: @escaping @Sendable () -> Void = {}) throws(SchedulerError) -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let id = UUID()
-        let refusal: APIError? = lock.withLock {
+        let refusal: SchedulerError? = lock.withLock {
             if closed { return .shuttingDown }
             switch quota.take(peer.uid) {
             case .global?: return .tooManySubscribers

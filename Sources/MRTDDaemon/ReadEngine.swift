@@ -52,7 +52,7 @@ public struct ReadParameters: Sendable {
 /// builds can pass their own engine to `Daemon`).
 public protocol ReadEngine: Sendable {
     /// Refuses, before a job is created, what this engine cannot do (a CAN under the `bac` policy).
-    func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError)
+    func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(SchedulerError)
     /// Reads the chip behind `transport`. After a link fault (card pulled, chip silent) `reconnect`
     /// gives a fresh link to the card when it is presented again, so the read can resume. A failed
     /// read is a result with `status: failed`.
@@ -93,7 +93,7 @@ public struct StandardReadEngine: ReadEngine {
         self.trust = trust
     }
 
-    public func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError) {
+    public func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(SchedulerError) {
         // A CAN is a PACE password only (BSI TR-03110-2); BAC has no use for it.
         if case .can = access, policy == .bac { throw .canNeedsPACE }
     }
@@ -108,7 +108,7 @@ public struct StandardReadEngine: ReadEngine {
         case .can(let can)?: key = .can(can)
         case nil:
             return DocumentReader.Read(
-                result: ReadResult(status: .failed, error: .init(code: "cancelled", message: "the access key was wiped before the read")),
+                result: ReadResult(status: .failed, error: .init(.cancelled, message: "the access key was wiped before the read")),
                 files: [:])
         }
         var options = ReadOptions(

@@ -35,7 +35,7 @@ public actor ReadScheduler {
         var timer: Task<Void, Never>?
         var connection: (any CardConnection)?
         var cancelReason: CancelReason?
-        var error: APIError.Body?
+        var error: JobFailure?
         var result: ReadResult?
         var face: [UInt8]?
         /// The images besides the face (DG3-DG12), by API name; wiped with the face.
@@ -143,12 +143,13 @@ public actor ReadScheduler {
 
     // MARK: Jobs
 
-    /// Validates a request and queues its job. The access secret is held by the job until its read ends.
-    public func create(_ request: ReadJobRequest, peer: PeerCredentials?) throws(APIError) -> ReadJobView {
+    /// Checks an order against the engine, the configuration and the readers, and queues its job.
+    /// The access secret is held by the job until its read ends.
+    public func create(_ request: ReadJobOrder, peer: PeerCredentials?) throws(SchedulerError) -> ReadJobView {
         if shuttingDown { throw .shuttingDown }
         // A job without an owner would be everyone's: refuse.
         guard let peer else { throw .peerUnknown }
-        let secret = try Self.accessSecret(request.access)
+        let secret = request.access
         let policy = request.accessPolicy ?? configuration.accessPolicy
         try engine.validate(access: secret, policy: policy)
         var groups = [14, 15]
@@ -189,7 +190,7 @@ public actor ReadScheduler {
 
     /// The job's time limit: `timeoutSeconds` (range-checked before any conversion, so no value can
     /// trap) capped at the daemon's read timeout.
-    static func timeout(_ seconds: Double?, cap: Duration) throws(APIError) -> Duration {
+    static func timeout(_ seconds: Double?, cap: Duration) throws(SchedulerError) -> Duration {
         guard let seconds else { return cap }
         guard seconds.isFinite, seconds > 0 else { throw .invalidRequest("timeoutSeconds must be a positive number") }
         // Beyond the cap the cap applies; below it the value is small enough to convert exactly.
@@ -197,32 +198,13 @@ public actor ReadScheduler {
         return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
-    static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessSecret.Value {
-        let given = [access.mrz != nil, access.mrzKey != nil, access.can != nil].filter { $0 }.count
-        guard given == 1 else { throw .invalidRequest("access: give exactly one of mrz, mrzKey, can") }
-        do {
-            if let mrz = access.mrz { return .mrz(try MRZ(mrz).accessKey) }
-            if let key = access.mrzKey {
-                return .mrz(try MRZKey(documentNumber: key.documentNumber, dateOfBirth: key.dateOfBirth, dateOfExpiry: key.dateOfExpiry))
-            }
-        } catch {
-            throw .invalidAccessKey(error.description)
-        }
-        let can = access.can ?? ""
-        // BSI TR-03110-2: the CAN is six decimal digits.
-        guard can.count == 6, can.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw .invalidAccessKey("a CAN is six digits")
-        }
-        return .can(can)
-    }
-
     /// `GET /v1/reads/{id}`.
-    public func view(id: String, peer: PeerCredentials?) throws(APIError) -> ReadJobView {
+    public func view(id: String, peer: PeerCredentials?) throws(SchedulerError) -> ReadJobView {
         view(try job(id, peer))
     }
 
     /// Waits until the job has finished, then answers as `view`.
-    public func waitUntilFinished(id: String, peer: PeerCredentials?) async throws(APIError) -> ReadJobView {
+    public func waitUntilFinished(id: String, peer: PeerCredentials?) async throws(SchedulerError) -> ReadJobView {
         let job = try job(id, peer)
         if !job.state.isFinished {
             await withCheckedContinuation { job.waiters.append($0) }
@@ -232,7 +214,7 @@ public actor ReadScheduler {
 
     /// `DELETE /v1/reads/{id}`: cancels a waiting or running job (answering its final view), or
     /// purges a finished one (answering nil).
-    public func cancel(id: String, peer: PeerCredentials?) async throws(APIError) -> ReadJobView? {
+    public func cancel(id: String, peer: PeerCredentials?) async throws(SchedulerError) -> ReadJobView? {
         let job = try job(id, peer)
         switch job.state {
         case .waiting, .reading:
@@ -247,7 +229,7 @@ public actor ReadScheduler {
     }
 
     /// The face image of a finished read, as stored on the chip, and its MIME type.
-    public func face(id: String, peer: PeerCredentials?) throws(APIError) -> (bytes: [UInt8], mimeType: String) {
+    public func face(id: String, peer: PeerCredentials?) throws(SchedulerError) -> (bytes: [UInt8], mimeType: String) {
         let job = try job(id, peer)
         guard job.state.isFinished else { throw .resultNotReady }
         guard let face = job.face, let mime = job.result?.face?.mimeType else { throw .noFace }
@@ -256,14 +238,14 @@ public actor ReadScheduler {
 
     /// An image of a finished read besides the face (`portrait-1`, `document-front`, `finger-1`, …),
     /// as stored on the chip, and its MIME type. Same owner rule as the face.
-    public func image(id: String, name: String, peer: PeerCredentials?) throws(APIError) -> (bytes: [UInt8], mimeType: String) {
+    public func image(id: String, name: String, peer: PeerCredentials?) throws(SchedulerError) -> (bytes: [UInt8], mimeType: String) {
         let job = try job(id, peer)
         guard job.state.isFinished else { throw .resultNotReady }
         guard let image = job.images[name] else { throw .noImage }
         return image
     }
 
-    private func job(_ id: String, _ peer: PeerCredentials?) throws(APIError) -> Job {
+    private func job(_ id: String, _ peer: PeerCredentials?) throws(SchedulerError) -> Job {
         guard let job = jobs[id] else { throw .jobNotFound }
         // A job belongs to the uid that created it (and root); others, and callers whose
         // credentials are unknown, see no such job.
@@ -278,7 +260,7 @@ public actor ReadScheduler {
             id: job.id, state: job.state, location: "/v1/reads/\(job.id)", reader: job.reader ?? job.requestedReader,
             createdAt: iso.string(from: job.created), startedAt: job.started.map(iso.string(from:)),
             finishedAt: job.finished.map(iso.string(from:)), expiresAt: job.expiresDate.map(iso.string(from:)),
-            progress: job.progress.current, error: job.error, result: job.result)
+            progress: job.progress.current, error: job.error.map { .init(error: $0.code, message: $0.message) }, result: job.result)
     }
 
     // MARK: Running reads
@@ -384,17 +366,15 @@ public actor ReadScheduler {
         case (.some(let reason), _):
             conclude(job, reason: reason)
         case (nil, .readerError(let error)):
-            let api = APIError.from(error)
             job.state = .failed
-            job.error = .init(error: api.code, message: api.message)
+            job.error = JobFailure(error)
         case (nil, .read(let read)):
             job.result = read.result
             seconds = read.result.durationMs / 1000
             apdus = read.result.transport.apdus
             if read.result.status == .failed {
                 job.state = .failed
-                let error = read.result.error ?? .init(code: "readFailed", message: "the read failed")
-                job.error = .init(error: error.code, message: error.message)
+                job.error = read.result.error.map(JobFailure.init) ?? JobFailure(.readFailed, message: "the read failed")
             } else {
                 job.state = .done
                 job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
@@ -409,7 +389,7 @@ public actor ReadScheduler {
             }
         }
         let outcomeName = job.state == .done ? (job.result?.status.rawValue ?? "unverified") : job.state.rawValue
-        metrics.recordRead(outcome: outcomeName, seconds: seconds, apdus: apdus, errorCode: job.error?.error)
+        metrics.recordRead(outcome: outcomeName, seconds: seconds, apdus: apdus, errorCode: job.error?.code)
         conclude(job)
         dispatch()
     }
@@ -418,8 +398,8 @@ public actor ReadScheduler {
     private func conclude(_ job: Job, reason: CancelReason) {
         job.state = reason == .timeout ? .failed : .cancelled
         job.error = reason == .timeout
-            ? .init(error: ReaderError.timeout.code, message: "the job did not finish within its timeout")
-            : .init(error: "cancelled", message: reason == .shutdown ? "the daemon is shutting down" : "cancelled by request")
+            ? JobFailure(ReaderError.timeout.errorCode, message: "the job did not finish within its timeout")
+            : JobFailure(.cancelled, message: reason == .shutdown ? "the daemon is shutting down" : "cancelled by request")
         job.result = nil
     }
 
@@ -439,11 +419,11 @@ public actor ReadScheduler {
                 "durationMs": "\(job.result?.durationMs ?? 0)", "apdus": "\(job.result?.transport.apdus ?? 0)",
             ])
         } else {
-            let error = job.error ?? .init(error: "readFailed", message: "")
+            let error = job.error ?? JobFailure(.readFailed, message: "")
             events.publish(.make(
-                "read.failed", EventPayload.Failed(id: job.id, reader: job.reader, error: error.error, message: error.message),
+                "read.failed", EventPayload.Failed(id: job.id, reader: job.reader, error: error.code, message: error.message),
                 audience: .owner(job.peer?.uid)))
-            logger.notice("read \(job.state.rawValue)", metadata: ["job": "\(job.id)", "reader": "\(job.reader ?? "-")", "code": "\(error.error)"])
+            logger.notice("read \(job.state.rawValue)", metadata: ["job": "\(job.id)", "reader": "\(job.reader ?? "-")", "code": "\(error.code)"])
         }
         for waiter in job.waiters { waiter.resume() }
         job.waiters.removeAll()
@@ -460,7 +440,7 @@ public actor ReadScheduler {
             job.timer?.cancel()
             job.parameters.access.wipe()
             conclude(job, reason: reason)
-            metrics.recordRead(outcome: job.state.rawValue, seconds: nil, apdus: 0, errorCode: job.error?.error)
+            metrics.recordRead(outcome: job.state.rawValue, seconds: nil, apdus: 0, errorCode: job.error?.code)
             conclude(job)
         case .reading:
             job.cancelReason = reason

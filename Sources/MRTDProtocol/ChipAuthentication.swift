@@ -3,30 +3,45 @@ import MRTDCrypto
 
 /// Why Chip Authentication failed. Each has a stable code (RELIABILITY CA-01, CA-02): a failure is
 /// reported as such, never silently replaced by the BAC/PACE session.
-public enum ChipAuthenticationFailure: String, Sendable, Equatable {
+public enum ChipAuthenticationFailure: Sendable, Equatable, CaseIterable, CodedError {
     /// The protocol OID is not one of `id-CA-*` or not supported.
-    case unsupportedProtocol = "chipAuthenticationUnsupported"
+    case unsupportedProtocol
     /// DG14 is not valid SecurityInfos, or lists Chip Authentication without a usable key.
-    case securityInfosMalformed = "chipAuthenticationDG14Malformed"
+    case securityInfosMalformed
     /// DG14's ChipAuthenticationInfo names a key ID no ChipAuthenticationPublicKeyInfo has, or
     /// several keys leave the choice open.
-    case keyIDMismatch = "chipAuthenticationKeyIDMismatch"
+    case keyIDMismatch
     /// The chip's DH/ECDH public key cannot be decoded or is not a valid group element.
-    case publicKeyInvalid = "chipAuthenticationPublicKeyInvalid"
+    case publicKeyInvalid
     /// The domain parameters are invalid or do not fit the protocol (a DH key for ECDH, ...).
-    case domainParametersInvalid = "chipAuthenticationDomainParametersInvalid"
+    case domainParametersInvalid
     /// The chip refused the key reference (MSE answered 6A88 or similar).
-    case keyReferenceRejected = "chipAuthenticationKeyReferenceRejected"
+    case keyReferenceRejected
     /// The chip refused a step with another status word.
-    case chipRefused = "chipAuthenticationRefused"
+    case chipRefused
     /// The GENERAL AUTHENTICATE answer is malformed, or its authentication token (CA v2) is wrong.
-    case chipResponseInvalid = "chipAuthenticationResponseInvalid"
+    case chipResponseInvalid
     /// The chip did not answer under the session keys CA derived: it does not hold the private key
     /// (a clone), or it kept its old keys (RELIABILITY CA-02).
-    case keyConfirmationFailed = "chipAuthenticationKeyConfirmationFailed"
+    case keyConfirmationFailed
 
     /// The stable code.
-    public var code: String { rawValue }
+    public var errorCode: ErrorCode {
+        switch self {
+        case .unsupportedProtocol: .chipAuthenticationUnsupported
+        case .securityInfosMalformed: .chipAuthenticationDG14Malformed
+        case .keyIDMismatch: .chipAuthenticationKeyIDMismatch
+        case .publicKeyInvalid: .chipAuthenticationPublicKeyInvalid
+        case .domainParametersInvalid: .chipAuthenticationDomainParametersInvalid
+        case .keyReferenceRejected: .chipAuthenticationKeyReferenceRejected
+        case .chipRefused: .chipAuthenticationRefused
+        case .chipResponseInvalid: .chipAuthenticationResponseInvalid
+        case .keyConfirmationFailed: .chipAuthenticationKeyConfirmationFailed
+        }
+    }
+
+    /// The stable code, as a string.
+    public var code: String { errorCode.rawValue }
 }
 
 /// What Chip Authentication runs with: a ChipAuthenticationInfo's protocol and key ID and the

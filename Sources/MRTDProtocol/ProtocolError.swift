@@ -3,7 +3,7 @@ import MRTDCrypto
 
 /// Everything that can end a chip session. Each case has a stable `code` (used by the result JSON
 /// and, later, the daemon API) and a readable description free of personal data.
-public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
     /// The reader or the link failed (card removed, reader gone, timeout).
     case transport(TransportError)
     /// SELECT of the eMRTD application failed: not a passport or ID card chip.
@@ -76,48 +76,51 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     case paceTokenInvalid
 
     /// A stable, scriptable code.
-    public var code: String {
+    public var errorCode: ErrorCode {
         switch self {
         case .transport(let t):
             switch t {
-            case .cardRemoved: return "cardRemoved"
-            case .readerUnavailable: return "readerUnavailable"
-            case .timeout: return "chipTimeout"
-            case .serviceFailure: return "readerServiceFailure"
-            case .commandTooLong: return "commandTooLong"
+            case .cardRemoved: return .cardRemoved
+            case .readerUnavailable: return .readerUnavailable
+            case .timeout: return .chipTimeout
+            case .serviceFailure: return .readerServiceFailure
+            case .commandTooLong: return .commandTooLong
             }
-        case .notAnEMRTD: return "notAnEMRTD"
-        case .accessDenied: return "accessDenied"
-        case .bacNotSupported: return "bacNotSupported"
-        case .authenticationFailed: return "authenticationFailed"
-        case .chipAuthentication(let failure, _): return failure.code
-        case .terminalAuthentication(let failure, _): return failure.code
-        case .secureMessagingMACInvalid: return "secureMessagingMACInvalid"
-        case .secureMessagingObjectMissing: return "secureMessagingObjectMissing"
-        case .secureMessagingMalformed: return "secureMessagingMalformed"
-        case .unprotectedResponse: return "secureMessagingLost"
-        case .fileNotFound: return "fileNotFound"
-        case .fileAccessDenied: return "fileAccessDenied"
-        case .commandFailed: return "commandFailed"
-        case .fileTooLarge: return "fileTooLarge"
-        case .fileTruncated: return "fileTruncated"
-        case .malformedFile: return "malformedFile"
-        case .noProgress: return "noProgress"
-        case .lengthNegotiationFailed: return "lengthNegotiationFailed"
-        case .responseTooLong: return "responseTooLong"
-        case .crypto: return "cryptoFailure"
-        case .apdu: return "apduEncoding"
-        case .cancelled: return "cancelled"
-        case .wrongPassword: return "accessDenied"
-        case .paceNotSupported: return "paceNotSupported"
-        case .paceSetupRefused: return "paceSetupRefused"
-        case .paceStepFailed: return "paceStepFailed"
-        case .paceMalformedResponse: return "paceMalformedResponse"
-        case .paceInvalidPublicKey: return "paceInvalidPublicKey"
-        case .pacePublicKeyReflected: return "pacePublicKeyReflected"
-        case .paceTokenInvalid: return "paceTokenInvalid"
+        case .notAnEMRTD: return .notAnEMRTD
+        case .accessDenied: return .accessDenied
+        case .bacNotSupported: return .bacNotSupported
+        case .authenticationFailed: return .authenticationFailed
+        case .chipAuthentication(let failure, _): return failure.errorCode
+        case .terminalAuthentication(let failure, _): return failure.errorCode
+        case .secureMessagingMACInvalid: return .secureMessagingMACInvalid
+        case .secureMessagingObjectMissing: return .secureMessagingObjectMissing
+        case .secureMessagingMalformed: return .secureMessagingMalformed
+        case .unprotectedResponse: return .secureMessagingLost
+        case .fileNotFound: return .fileNotFound
+        case .fileAccessDenied: return .fileAccessDenied
+        case .commandFailed: return .commandFailed
+        case .fileTooLarge: return .fileTooLarge
+        case .fileTruncated: return .fileTruncated
+        case .malformedFile: return .malformedFile
+        case .noProgress: return .noProgress
+        case .lengthNegotiationFailed: return .lengthNegotiationFailed
+        case .responseTooLong: return .responseTooLong
+        case .crypto: return .cryptoFailure
+        case .apdu: return .apduEncoding
+        case .cancelled: return .cancelled
+        case .wrongPassword: return .accessDenied
+        case .paceNotSupported: return .paceNotSupported
+        case .paceSetupRefused: return .paceSetupRefused
+        case .paceStepFailed: return .paceStepFailed
+        case .paceMalformedResponse: return .paceMalformedResponse
+        case .paceInvalidPublicKey: return .paceInvalidPublicKey
+        case .pacePublicKeyReflected: return .pacePublicKeyReflected
+        case .paceTokenInvalid: return .paceTokenInvalid
         }
     }
+
+    /// `errorCode` as a string.
+    public var code: String { errorCode.rawValue }
 
     /// Whether the failure is the password's fault (so neither retried nor replaced by BAC).
     public var isWrongPassword: Bool {

@@ -3,31 +3,49 @@ import MRTDCrypto
 import MRTDVerification
 
 /// Why Terminal Authentication did not pass. Each has a stable code (`checks.terminalAuthentication.reason`).
-public enum TerminalAuthenticationFailure: String, Sendable, Equatable, CaseIterable {
+public enum TerminalAuthenticationFailure: Sendable, Equatable, CaseIterable, CodedError {
     /// No certificate chain in the terminal directory starts at a trust point of the chip's EF.CVCA.
-    case trustPointUnknown = "terminalTrustPointUnknown"
+    case trustPointUnknown
     /// The directory knows the chip's CVCA, but the DV above the IS certificate was issued by another CVCA.
-    case dvNotUnderTrustPoint = "terminalDVNotUnderTrustPoint"
+    case dvNotUnderTrustPoint
     /// A certificate of the chain is expired at the reference date.
-    case certificateExpired = "terminalCertificateExpired"
+    case certificateExpired
     /// A certificate of the chain is not yet valid at the reference date.
-    case certificateNotYetValid = "terminalCertificateNotYetValid"
+    case certificateNotYetValid
     /// A certificate's signature does not verify under its issuer's key.
-    case certificateSignatureInvalid = "terminalCertificateSignatureInvalid"
+    case certificateSignatureInvalid
     /// The certificate presented as the terminal's is not an inspection-system certificate (role or type).
-    case roleInvalid = "terminalCertificateRoleInvalid"
+    case roleInvalid
     /// The chain's access rights grant none of the EAC-protected data groups asked for (DG3, DG4).
-    case rightsExcludeDataGroups = "terminalRightsExcludeDataGroups"
+    case rightsExcludeDataGroups
     /// The chip refused a certificate (PSO:Verify Certificate or MSE:Set DST).
-    case certificateRejected = "terminalCertificateRejectedByChip"
+    case certificateRejected
     /// The chip refused the terminal's signature (EXTERNAL AUTHENTICATE), or a step before it.
-    case signatureRejected = "terminalSignatureRejectedByChip"
+    case signatureRejected
     /// The terminal key could not sign (file unreadable, HSM refused).
-    case keyUnavailable = "terminalKeyUnavailable"
+    case keyUnavailable
     /// EF.CVCA is missing or malformed.
-    case efCVCAInvalid = "terminalEFCVCAInvalid"
+    case efCVCAInvalid
 
-    public var code: String { rawValue }
+    /// The stable code.
+    public var errorCode: ErrorCode {
+        switch self {
+        case .trustPointUnknown: .terminalTrustPointUnknown
+        case .dvNotUnderTrustPoint: .terminalDVNotUnderTrustPoint
+        case .certificateExpired: .terminalCertificateExpired
+        case .certificateNotYetValid: .terminalCertificateNotYetValid
+        case .certificateSignatureInvalid: .terminalCertificateSignatureInvalid
+        case .roleInvalid: .terminalCertificateRoleInvalid
+        case .rightsExcludeDataGroups: .terminalRightsExcludeDataGroups
+        case .certificateRejected: .terminalCertificateRejectedByChip
+        case .signatureRejected: .terminalSignatureRejectedByChip
+        case .keyUnavailable: .terminalKeyUnavailable
+        case .efCVCAInvalid: .terminalEFCVCAInvalid
+        }
+    }
+
+    /// The stable code, as a string.
+    public var code: String { errorCode.rawValue }
 }
 
 /// The private key of an inspection-system certificate: in a file or in an HSM. Signs the

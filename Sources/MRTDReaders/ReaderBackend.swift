@@ -48,7 +48,7 @@ public enum ReaderEvent: Sendable, Equatable {
 }
 
 /// Errors of reader discovery and connection. Failures during an exchange are `TransportError`s.
-public enum ReaderError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ReaderError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
     /// No reader of any enabled backend is attached.
     case noReaders
     /// The named reader is not attached.
@@ -61,15 +61,18 @@ public enum ReaderError: Error, Sendable, Equatable, CustomStringConvertible {
     case backendFailure(ReaderBackendKind, String)
 
     /// A stable code for the result model and the daemon's API.
-    public var code: String {
+    public var errorCode: ErrorCode {
         switch self {
-        case .noReaders: return "noReaders"
-        case .readerNotFound: return "readerNotFound"
-        case .noCard: return "noCard"
-        case .timeout: return "timeout"
-        case .backendFailure: return "readerServiceFailure"
+        case .noReaders: return .noReaders
+        case .readerNotFound: return .readerNotFound
+        case .noCard: return .noCard
+        case .timeout: return .timeout
+        case .backendFailure: return .readerServiceFailure
         }
     }
+
+    /// `errorCode` as a string.
+    public var code: String { errorCode.rawValue }
 
     public var description: String {
         switch self {

@@ -120,8 +120,8 @@ import Testing
         }
         #expect(engine.secrets.allSatisfy { $0.take() == nil }, "the running job's access key is wiped")
         #expect(engine.secrets.allSatisfy { $0.kind == "wiped" })
-        await #expect(throws: APIError.shuttingDown) {
-            _ = try await daemon.daemon.scheduler.create(.init(access: Specimens.access), peer: .rootForTests)
+        await #expect(throws: SchedulerError.shuttingDown) {
+            _ = try await daemon.daemon.scheduler.create(try Specimens.order(), peer: .rootForTests)
         }
         try await Task.sleep(for: .milliseconds(200))
         #expect(daemon.backend.exchanges(reader: "R1") == exchangesAtStop, "the chip session went on after shutdown")
@@ -317,7 +317,7 @@ final class RecordingEngine: ReadEngine, @unchecked Sendable {
     var secrets: [AccessSecret] { recorded.current }
     var trustStore: TrustStoreSummary { inner.trustStore }
 
-    func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(APIError) {
+    func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(SchedulerError) {
         try inner.validate(access: access, policy: policy)
     }
 

@@ -40,7 +40,7 @@ import Testing
         #expect(DaemonClientError.from(unknownJob).code == "jobNotFound")
 
         // Another non-root uid sees no such job (the face route's rule); root does.
-        await #expect(throws: APIError.jobNotFound) {
+        await #expect(throws: SchedulerError.jobNotFound) {
             try await daemon.daemon.scheduler.image(
                 id: done.id, name: "portrait-1", peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
         }

@@ -161,7 +161,7 @@ import Testing
         let job = try await daemon.client.createRead(.init(access: Specimens.access))
         // Same process (same uid) sees it; the scheduler hides it from a different non-root uid.
         #expect(try await daemon.client.job(job.id).id == job.id)
-        await #expect(throws: APIError.jobNotFound) {
+        await #expect(throws: SchedulerError.jobNotFound) {
             try await daemon.daemon.scheduler.view(id: job.id, peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
         }
         try await daemon.stop()

@@ -137,10 +137,10 @@ import Glibc
     @Test func callersWithoutCredentialsAreRefusedNotAllowed() async throws {
         let daemon = try await TestDaemon.start()
         let job = try await daemon.client.createRead(.init(access: Specimens.access))
-        await #expect(throws: APIError.jobNotFound) { try await daemon.daemon.scheduler.view(id: job.id, peer: nil) }
-        await #expect(throws: APIError.jobNotFound) { try await daemon.daemon.scheduler.cancel(id: job.id, peer: nil) }
-        await #expect(throws: APIError.peerUnknown) {
-            try await daemon.daemon.scheduler.create(.init(access: Specimens.access), peer: nil)
+        await #expect(throws: SchedulerError.jobNotFound) { try await daemon.daemon.scheduler.view(id: job.id, peer: nil) }
+        await #expect(throws: SchedulerError.jobNotFound) { try await daemon.daemon.scheduler.cancel(id: job.id, peer: nil) }
+        await #expect(throws: SchedulerError.peerUnknown) {
+            try await daemon.daemon.scheduler.create(try Specimens.order(), peer: nil)
         }
         try await daemon.stop()
     }
@@ -186,7 +186,7 @@ import Glibc
         #expect(try ReadScheduler.timeout(1.5, cap: cap) == .milliseconds(1500))
         #expect(try ReadScheduler.timeout(nil, cap: cap) == cap)
         for bad in [0, -1, -.infinity, .infinity, .nan, -1e300] {
-            #expect(throws: APIError.self) { try ReadScheduler.timeout(bad, cap: cap) }
+            #expect(throws: SchedulerError.self) { try ReadScheduler.timeout(bad, cap: cap) }
         }
     }
 
@@ -253,9 +253,9 @@ import Glibc
         let daemon = try await TestDaemon.start { $0.maxActiveJobsPerUser = 3 }
         let scheduler = daemon.daemon.scheduler
         let greedy = PeerCredentials(pid: 1, uid: 4242, gid: 4242)
-        for _ in 0..<3 { _ = try await scheduler.create(.init(access: Specimens.access), peer: greedy) }
-        await #expect(throws: APIError.tooManyJobsForUser) { try await scheduler.create(.init(access: Specimens.access), peer: greedy) }
-        _ = try await scheduler.create(.init(access: Specimens.access), peer: PeerCredentials(pid: 2, uid: 4343, gid: 4343))
+        for _ in 0..<3 { _ = try await scheduler.create(try Specimens.order(), peer: greedy) }
+        await #expect(throws: SchedulerError.tooManyJobsForUser) { try await scheduler.create(try Specimens.order(), peer: greedy) }
+        _ = try await scheduler.create(try Specimens.order(), peer: PeerCredentials(pid: 2, uid: 4343, gid: 4343))
         for _ in 0..<4 { _ = try await daemon.client.createRead(.init(access: Specimens.access)) }  // root: global limit only
         try await daemon.stop()
     }
@@ -265,7 +265,7 @@ import Glibc
         let bus = EventBus(maxSubscribers: 10, maxSubscribersPerUser: 2)
         let user = PeerCredentials(pid: 1, uid: 4242, gid: 4242)
         let streams = try (0..<2).map { _ in try bus.subscribe(peer: user) }
-        #expect(throws: APIError.tooManySubscribersForUser) { try bus.subscribe(peer: user) }
+        #expect(throws: SchedulerError.tooManySubscribersForUser) { try bus.subscribe(peer: user) }
         let other = try bus.subscribe(peer: PeerCredentials(pid: 2, uid: 4343, gid: 4343))
         #expect(bus.subscriberCount == 3)
         withExtendedLifetime((streams, other)) {}

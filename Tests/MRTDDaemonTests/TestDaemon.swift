@@ -37,6 +37,8 @@ enum Specimens {
 
     static let mrzKey = ReadJobRequest.MRZKeyFields(documentNumber: "L898902C3", dateOfBirth: "740812", dateOfExpiry: "120415")
     static let access = ReadJobRequest.Access(mrzKey: mrzKey)
+    /// `access` as the scheduler takes it (checked by the API layer, as a request body would be).
+    static func order() throws -> ReadJobOrder { try APIRequestDecoding.order(.init(access: access)) }
     static let wrongAccess = ReadJobRequest.Access(
         mrzKey: .init(documentNumber: "L898902C3", dateOfBirth: "740813", dateOfExpiry: "120415"))
 }

@@ -113,7 +113,7 @@ public struct SecurityInfos: Sendable, Hashable {
 }
 
 /// What can be wrong with SecurityInfos, DG14 or EF.CardSecurity. Descriptions name structure only.
-public enum SecurityInfosError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum SecurityInfosError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
     /// The SET or one of its SecurityInfo elements is not valid (RELIABILITY PACE-01).
     case malformed(String)
     /// DG14 without its `6E` tag.
@@ -124,14 +124,17 @@ public enum SecurityInfosError: Error, Sendable, Equatable, CustomStringConverti
     case malformedDomainParameters(String)
 
     /// A stable code.
-    public var code: String {
+    public var errorCode: ErrorCode {
         switch self {
-        case .malformed: "securityInfosMalformed"
-        case .wrongOuterTag: "securityInfosWrongTag"
-        case .notSecurityObject: "cardSecurityMalformed"
-        case .malformedDomainParameters: "domainParametersMalformed"
+        case .malformed: .securityInfosMalformed
+        case .wrongOuterTag: .securityInfosWrongTag
+        case .notSecurityObject: .cardSecurityMalformed
+        case .malformedDomainParameters: .domainParametersMalformed
         }
     }
+
+    /// `errorCode` as a string.
+    public var code: String { errorCode.rawValue }
 
     public var description: String {
         switch self {
