@@ -1,7 +1,7 @@
 import Foundation
 public import MRTDCore
 public import MRTDProtocol
-public import MRTDReaders
+import MRTDReaders
 
 /// A read job as the scheduler takes it: domain values, no JSON. The API layer decodes and checks a
 /// `POST /v1/reads` body into one (`APIRequestDecoding.order`); the scheduler checks what depends

@@ -205,7 +205,7 @@ public final class ChipSession {
                 skipped.append(.init(file: file.name, reason: sw == .securityStatusNotSatisfied
                     ? "securityStatusNotSatisfied" : "accessDenied \(sw)"))
             } catch ProtocolError.fileNotFound {
-                skipped.append(.init(file: file.name, reason: "fileNotFound"))
+                skipped.append(.init(file: file.name, reason: ErrorCode.fileNotFound.rawValue))
             }
         }
         if let dg15 = files[.dg(15)] {

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import MRTDCore
 import Testing
 @testable import MRTDDaemon
 
@@ -9,6 +11,8 @@ struct OpenAPIDocument {
     struct Operation: Hashable { var path: String; var method: String }
     var responses: [Operation: [Int: String?]] = [:]
     var required: [String: [String]] = [:]
+    /// The `enum` of the `ErrorCode` schema, in document order.
+    var errorCodes: [String] = []
 
     init(text: String) {
         var section = ""
@@ -35,6 +39,7 @@ struct OpenAPIDocument {
                 }
             } else if section == "components:" {
                 if indent == 4 { schema = String(content.dropLast()) }
+                if schema == "ErrorCode", indent == 8, content.hasPrefix("- ") { errorCodes.append(String(content.dropFirst(2))) }
                 if indent == 6, content.hasPrefix("required: [") {
                     required[schema] = content.dropFirst("required: [".count).dropLast().split(separator: ",").map {
                         $0.trimmingCharacters(in: .whitespaces)
@@ -64,7 +69,21 @@ struct OpenAPIDocument {
         let doc = try Self.document()
         #expect(doc.responses.count == 9)
         #expect(doc.required["Error"] == ["error", "message"])
+        #expect(doc.required["Problem"] == ["error", "message", "type", "title", "status", "detail"])
         #expect(doc.responses[.init(path: "/v1/reads", method: "post")]?[202] == .some("Job"))
+    }
+
+    /// The registry and the document agree in full: every code the daemon can return is documented,
+    /// every documented code exists, none twice.
+    @Test func everyRegistryCodeIsDocumentedAndEveryDocumentedCodeExists() throws {
+        let documented = try Self.document().errorCodes
+        let registry = Set(ErrorCode.allCases.map(\.rawValue))
+        #expect(documented.count == Set(documented).count, "a code is listed twice")
+        #expect(registry.subtracting(documented).sorted() == [], "codes missing from docs/openapi.yaml ErrorCode")
+        #expect(Set(documented).subtracting(registry).sorted() == [], "documented codes that do not exist")
+        #expect(registry.count == ErrorCode.allCases.count)
+        // The request layer's refusals are registry codes too.
+        #expect(APIRequestDecoding.errorCodes.isSubset(of: registry))
     }
 
     @Test func everyDocumentedAnswerIsWhatTheRunningDaemonSends() async throws {
@@ -124,6 +143,8 @@ struct OpenAPIDocument {
         scenarios.append(("delete", "/v1/reads/{id}", 204, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
         scenarios.append(("delete", "/v1/reads/{id}", 404, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
 
+        // Answers read off a raw socket (their headers are not kept).
+        let rawAnswers: Set<String> = ["post /v1/reads 415"]
         for scenario in scenarios {
             let answer = try await scenario.run()
             let operation = OpenAPIDocument.Operation(path: scenario.template, method: scenario.method)
@@ -135,6 +156,23 @@ struct OpenAPIDocument {
                 let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
                 for field in doc.required[schema] ?? [] {
                     #expect(object?[field] != nil, "\(label): \(schema) lacks required '\(field)'")
+                }
+            }
+            if answer.status >= 400 {
+                // RFC 9457: the problem document, consistent with the answer it came in.
+                if !rawAnswers.contains(label) {
+                    #expect(answer.header("content-type") == "application/problem+json", "\(label)")
+                }
+                let problem = try JSONDecoder().decode(APIError.Problem.self, from: Data(answer.body))
+                #expect(doc.errorCodes.contains(problem.error), "\(label): \(problem.error) is not documented")
+                #expect(problem.type == "https://mrtdd.invalid/problems/\(problem.error)", "\(label)")
+                #expect(problem.status == answer.status, "\(label)")
+                #expect(problem.title == HTTPResponse.Status(code: answer.status).reasonPhrase, "\(label)")
+                #expect(problem.detail == problem.message && !problem.message.isEmpty, "\(label)")
+                if !rawAnswers.contains(label) {
+                    // The request path (no query), on the path the scenario asked for.
+                    let prefix = String(scenario.template.prefix { $0 != "{" })
+                    #expect(problem.instance.map { $0.hasPrefix(prefix) && !$0.contains("?") } == true, "\(label): instance \(problem.instance ?? "nil")")
                 }
             }
         }

@@ -27,7 +27,7 @@ extension PACE {
         do {
             infos = try CardSecurity(rawBytes: cardSecurity).securityInfos
         } catch {
-            return ReadResult.Check(result: "failed", reason: "cardSecurityMalformed", keyFile: LDSFile.cardSecurity.name)
+            return ReadResult.Check(result: "failed", reason: ErrorCode.cardSecurityMalformed.rawValue, keyFile: LDSFile.cardSecurity.name)
         }
         if let cardAccess {
             func key(_ i: PACEInfo) -> String { "\(i.protocolOID)/\(i.version)/\(i.parameterID ?? -1)" }

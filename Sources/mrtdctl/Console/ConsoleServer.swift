@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import MRTDCrypto
+import MRTDCore
 import MRTDDaemon
 import NIOCore
 
@@ -96,14 +97,14 @@ struct ConsoleServer: Sendable {
             guard method == .post else { return Self.notAllowed("POST") }
             return try await createRead(request)
         case let p where p.count == 3 && p[0] == "api" && p[1] == "reads":
-            guard let id = Self.jobID(p[2]) else { return Self.json(.notFound, #"{"error":"notFound","message":"no such job"}"#) }
+            guard let id = Self.jobID(p[2]) else { return Self.json(.notFound, #"{"error":"\#(ErrorCode.notFound.rawValue)","message":"no such job"}"#) }
             switch method {
             case .get: return Self.relay(try await client.send(.get, "/v1/reads/\(id)"))
             case .delete: return Self.relay(try await client.send(.delete, "/v1/reads/\(id)"))
             default: return Self.notAllowed("GET, DELETE")
             }
         case let p where p.count == 4 && p[0] == "api" && p[1] == "reads" && p[3] == "face":
-            guard let id = Self.jobID(p[2]) else { return Self.json(.notFound, #"{"error":"notFound","message":"no such job"}"#) }
+            guard let id = Self.jobID(p[2]) else { return Self.json(.notFound, #"{"error":"\#(ErrorCode.notFound.rawValue)","message":"no such job"}"#) }
             guard method == .get else { return Self.notAllowed("GET") }
             // Browsers do not show JPEG 2000: the daemon converts it to PNG (JPEG is served as stored).
             let stored = try await client.send(.get, "/v1/reads/\(id)/face")
@@ -125,13 +126,13 @@ struct ConsoleServer: Sendable {
 
     private func createRead(_ request: Request) async throws -> Response {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            return Self.json(.unsupportedMediaType, #"{"error":"unsupportedMediaType","message":"send application/json"}"#)
+            return Self.json(.unsupportedMediaType, #"{"error":"\#(ErrorCode.unsupportedMediaType.rawValue)","message":"send application/json"}"#)
         }
         var body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: Self.maxRequestBody)
         } catch {
-            return Self.json(.contentTooLarge, #"{"error":"bodyTooLarge","message":"the request body is too large"}"#)
+            return Self.json(.contentTooLarge, #"{"error":"\#(ErrorCode.bodyTooLarge.rawValue)","message":"the request body is too large"}"#)
         }
         // The body carries the MRZ key or CAN: wiped once forwarded.
         var bytes = body.readBytes(length: body.readableBytes) ?? []
