@@ -71,11 +71,22 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
             detail: message, instance: instance)
     }
 
-    /// The problem document's bytes (compact JSON, `/` unescaped).
+    /// The problem document's bytes: compact JSON, `/` unescaped, members in a fixed order with the
+    /// earlier `error` and `message` first (JSONEncoder's order is not stable), so every answer to the
+    /// same error is the same bytes.
     func body(instance: String?) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        return (try? encoder.encode(problem(instance: instance))).map(Array.init) ?? []
+        func json(_ value: String) -> String {
+            (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
+        }
+        let problem = problem(instance: instance)
+        var members = [
+            ("error", json(problem.error)), ("message", json(problem.message)), ("type", json(problem.type)),
+            ("title", json(problem.title)), ("status", String(problem.status)), ("detail", json(problem.detail)),
+        ]
+        if let instance = problem.instance { members.append(("instance", json(instance))) }
+        return Array(("{" + members.map { #""\#($0.0)":\#($0.1)"# }.joined(separator: ",") + "}").utf8)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -118,7 +118,20 @@ struct ErrorRegistryTests {
             error: "tooManyClientsForUser", message: "this user has too many connections open",
             type: "https://mrtdd.invalid/problems/tooManyClientsForUser", title: "Too Many Requests", status: 429,
             detail: "this user has too many connections open", instance: nil))
-        // The earlier clients' shape is still there, first.
-        #expect(parts[1].hasPrefix(#"{"error":"tooManyClientsForUser","message":"#))
+        // The earlier clients' shape is still there, first; the bytes are stable.
+        #expect(parts[1] == #"{"error":"tooManyClientsForUser","message":"this user has too many connections open","#
+            + #""type":"https://mrtdd.invalid/problems/tooManyClientsForUser","title":"Too Many Requests","status":429,"#
+            + #""detail":"this user has too many connections open"}"#)
+    }
+
+    /// What a client put in a message or a path comes back as JSON strings, never as JSON structure.
+    @Test func hostileTextStaysInsideItsStrings() throws {
+        let name = "x\",\"error\":\"internalError\"}\u{0}\n</script>"
+        let error = APIError.unknownField(name)
+        let problem = try JSONDecoder().decode(APIError.Problem.self, from: Data(error.body(instance: "/v1/\"reads")))
+        #expect(problem.error == "unknownField")
+        #expect(problem.message == "unknown field '\(name)'" && problem.detail == problem.message)
+        #expect(problem.instance == "/v1/\"reads")
+        #expect(problem.status == 400 && problem.title == "Bad Request")
     }
 }
