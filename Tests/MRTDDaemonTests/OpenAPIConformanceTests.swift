@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import MRTDCore
 import Testing
 @testable import MRTDDaemon
@@ -167,7 +166,9 @@ struct OpenAPIDocument {
                 #expect(doc.errorCodes.contains(problem.error), "\(label): \(problem.error) is not documented")
                 #expect(problem.type == "https://mrtdd.invalid/problems/\(problem.error)", "\(label)")
                 #expect(problem.status == answer.status, "\(label)")
-                #expect(problem.title == HTTPResponse.Status(code: answer.status).reasonPhrase, "\(label)")
+                let code = try #require(ErrorCode(rawValue: problem.error), "\(label): \(problem.error) is not a registry code")
+                #expect(APIError.status(for: code).code == answer.status, "\(label): the status table disagrees")
+                #expect(problem.title == APIError.status(for: code).reasonPhrase && !problem.title.isEmpty, "\(label)")
                 #expect(problem.detail == problem.message && !problem.message.isEmpty, "\(label)")
                 if !rawAnswers.contains(label) {
                     // The request path (no query), on the path the scenario asked for.
