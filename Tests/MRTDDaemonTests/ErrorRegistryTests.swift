@@ -67,6 +67,34 @@ struct ErrorRegistryTests {
         #expect(Self.answers.contains { $0.code == api.code && $0.status == status })
     }
 
+    /// The scheduler takes a domain order and refuses with domain errors (no HTTP status in sight);
+    /// the engine's own check (a CAN under `bac`) is a domain error too.
+    @Test func theSchedulerRefusesOrdersWithDomainErrors() async throws {
+        let daemon = try await TestDaemon.start(readers: ["R1", "EMPTY"])
+        let scheduler = daemon.daemon.scheduler
+        let peer = PeerCredentials(pid: 1, uid: 4242, gid: 4242)
+        let key = try Specimens.order().access
+        await #expect(throws: SchedulerError.canNeedsPACE) {
+            try await scheduler.create(ReadJobOrder(access: .can("123456"), accessPolicy: .bac), peer: peer)
+        }
+        await #expect(throws: SchedulerError.invalidRequest("dataGroups: each must be a data group number 1-16")) {
+            try await scheduler.create(ReadJobOrder(access: key, dataGroups: [17]), peer: peer)
+        }
+        await #expect(throws: SchedulerError.invalidRequest("timeoutSeconds must be a positive number")) {
+            try await scheduler.create(ReadJobOrder(access: key, timeoutSeconds: -1), peer: peer)
+        }
+        await #expect(throws: SchedulerError.readerNotFound("nope")) {
+            try await scheduler.create(ReadJobOrder(reader: "nope", access: key), peer: peer)
+        }
+        let waiting = try await scheduler.create(ReadJobOrder(reader: "EMPTY", access: key), peer: peer)
+        await #expect(throws: SchedulerError.resultNotReady) { try await scheduler.face(id: waiting.id, peer: peer) }
+        await #expect(throws: SchedulerError.resultNotReady) { try await scheduler.image(id: waiting.id, name: "portrait-1", peer: peer) }
+        // Cancelled: the job keeps a domain failure, shown as the job's {error, message}.
+        let cancelled = try #require(try await scheduler.cancel(id: waiting.id, peer: peer))
+        #expect(cancelled.error == .init(error: "cancelled", message: "cancelled by request"))
+        try await daemon.stop()
+    }
+
     /// A job that failed before its chip session reports what the API reported before.
     @Test func readerFailuresOfAJobKeepTheirCodeAndMessage() {
         #expect(JobFailure(ReaderError.noCard(reader: "R1")) == JobFailure(.noCard, message: "no card on the reader"))
