@@ -1,5 +1,6 @@
 import Foundation
 import MRTDCrypto
+import MRTDCore
 import SwiftASN1
 
 /// A deviation list (ICAO Doc 9303-12, 8th ed., §10 "Deviation List Structure"; the format BSI
@@ -137,7 +138,7 @@ public struct DeviationList: Sendable {
         var digest = DigestAlgorithm.sha256
         var rest = fields.dropFirst()
         if let node = rest.first, node.identifier == .sequence {
-            digest = try AlgorithmIdentifier(node: node).digestAlgorithm()
+            digest = try AlgorithmIdentifier(berEncoded: node).digestAlgorithm()
             rest = rest.dropFirst()
         }
         guard rest.count == 1, let set = rest.first else { throw ASN1Error.invalidASN1Object(reason: "DeviationList deviations missing") }
