@@ -64,16 +64,11 @@ public struct Certificate: Sendable, Hashable, BERReadable {
 
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
-        let (tbsNode, algorithm, signature) = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let tbs = try nodes.required("tbsCertificate")
-            let algorithm = try AlgorithmIdentifier(berEncoded: nodes.required("signatureAlgorithm"))
-            let bits = try ASN1BitString(berEncoded: nodes.required("signatureValue"))
-            return (tbs, algorithm, Array(bits.bytes))
-        }
-        tbsBytes = tbsNode.bytes
-        signatureAlgorithm = algorithm
-        signatureValue = signature
-        let tbs = try TBSCertificate(berEncoded: tbsNode)
+        let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
+        tbsBytes = envelope.toBeSigned.bytes
+        signatureAlgorithm = envelope.signatureAlgorithm
+        signatureValue = envelope.signatureValue
+        let tbs = try TBSCertificate(berEncoded: envelope.toBeSigned)
         serialNumber = tbs.serialNumber
         innerSignatureAlgorithm = tbs.signature
         issuer = tbs.issuer
@@ -115,6 +110,30 @@ public struct Certificate: Sendable, Hashable, BERReadable {
 
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.derBytes == rhs.derBytes }
     public func hash(into hasher: inout Hasher) { derBytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+}
+
+/// What RFC 5280 signs: a Certificate (§4.1) and a CertificateList (§5.1) are both
+///
+/// ```
+/// SEQUENCE { toBeSigned (TBSCertificate | TBSCertList), signatureAlgorithm AlgorithmIdentifier,
+///            signatureValue BIT STRING }
+/// ```
+struct SignedEnvelope: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    /// The signed part, its bytes as encoded.
+    var toBeSigned: ASN1Node
+    var signatureAlgorithm: AlgorithmIdentifier
+    var signatureValue: [UInt8]
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        (toBeSigned, signatureAlgorithm, signatureValue) = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            let toBeSigned = try nodes.required("toBeSigned")
+            let algorithm = try AlgorithmIdentifier(berEncoded: nodes.required("signatureAlgorithm"))
+            let bits = try ASN1BitString(berEncoded: nodes.required("signatureValue"))
+            return (toBeSigned, algorithm, Array(bits.bytes))
+        }
+    }
 }
 
 /// RFC 5280 §4.1:

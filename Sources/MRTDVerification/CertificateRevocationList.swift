@@ -34,16 +34,12 @@ public struct CertificateRevocationList: Sendable, BERReadable {
 
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
-        let (tbsNode, algorithm, signature) = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let tbs = try nodes.required("tbsCertList")
-            let algorithm = try AlgorithmIdentifier(berEncoded: nodes.required("signatureAlgorithm"))
-            let bits = try ASN1BitString(berEncoded: nodes.required("signatureValue"))
-            return (tbs, algorithm, Array(bits.bytes))
-        }
-        tbsBytes = tbsNode.bytes
-        signatureAlgorithm = algorithm
-        signatureValue = signature
-        (issuer, thisUpdate, nextUpdate, revokedSerials) = try BER.sequence(tbsNode, identifier: .sequence) { nodes in
+        let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
+        tbsBytes = envelope.toBeSigned.bytes
+        signatureAlgorithm = envelope.signatureAlgorithm
+        signatureValue = envelope.signatureValue
+        // TBSCertList (the ASN.1 above).
+        (issuer, thisUpdate, nextUpdate, revokedSerials) = try BER.sequence(envelope.toBeSigned, identifier: .sequence) { nodes in
             _ = nodes.next(ifIdentifier: .integer)  // version
             _ = try nodes.required("signature")
             let issuer = try DistinguishedName(node: nodes.required("issuer"))
