@@ -65,9 +65,7 @@ public struct Certificate: Sendable, Hashable, BERReadable {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
         let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
-        tbsBytes = envelope.toBeSigned.bytes
-        signatureAlgorithm = envelope.signatureAlgorithm
-        signatureValue = envelope.signatureValue
+        (tbsBytes, signatureAlgorithm, signatureValue) = envelope.parts
         let tbs = try TBSCertificate(berEncoded: envelope.toBeSigned)
         serialNumber = tbs.serialNumber
         innerSignatureAlgorithm = tbs.signature
@@ -134,6 +132,11 @@ struct SignedEnvelope: BERReadable {
             return (toBeSigned, algorithm, Array(bits.bytes))
         }
     }
+
+    /// The signed bytes as encoded, the algorithm and the signature: what a signature check needs.
+    var parts: (toBeSigned: [UInt8], algorithm: AlgorithmIdentifier, signature: [UInt8]) {
+        (toBeSigned.bytes, signatureAlgorithm, signatureValue)
+    }
 }
 
 /// RFC 5280 §4.1:
@@ -157,7 +160,9 @@ struct TBSCertificate: BERReadable {
     /// The DER SubjectPublicKeyInfo (decoded by OpenSSL when a signature is checked).
     var subjectPublicKeyInfo: [UInt8]
     var extensions: CertificateExtensions
+}
 
+extension TBSCertificate {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
             _ = nodes.next(ifIdentifier: .context(0))  // version
@@ -178,17 +183,6 @@ struct TBSCertificate: BERReadable {
                 serialNumber: Array(serial), signature: signature, issuer: issuer, validity: validity,
                 subject: subject, subjectPublicKeyInfo: key.bytes, extensions: extensions)
         }
-    }
-
-    init(serialNumber: [UInt8], signature: AlgorithmIdentifier, issuer: DistinguishedName, validity: Validity,
-         subject: DistinguishedName, subjectPublicKeyInfo: [UInt8], extensions: CertificateExtensions) {
-        self.serialNumber = serialNumber
-        self.signature = signature
-        self.issuer = issuer
-        self.validity = validity
-        self.subject = subject
-        self.subjectPublicKeyInfo = subjectPublicKeyInfo
-        self.extensions = extensions
     }
 }
 

@@ -35,9 +35,7 @@ public struct CertificateRevocationList: Sendable, BERReadable {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
         let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
-        tbsBytes = envelope.toBeSigned.bytes
-        signatureAlgorithm = envelope.signatureAlgorithm
-        signatureValue = envelope.signatureValue
+        (tbsBytes, signatureAlgorithm, signatureValue) = envelope.parts
         // TBSCertList (the ASN.1 above).
         (issuer, thisUpdate, nextUpdate, revokedSerials) = try BER.sequence(envelope.toBeSigned, identifier: .sequence) { nodes in
             _ = nodes.next(ifIdentifier: .integer)  // version
