@@ -97,7 +97,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     public init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try DER.sequence(rootNode, identifier: identifier) { nodes in
             let version = try Int(derEncoded: &nodes)
-            let algorithm = try HashAlgorithmIdentifier(derEncoded: &nodes)
+            let algorithm = try AlgorithmIdentifier(derEncoded: &nodes).checkedAsDigest()
             let hashes = try DER.sequence(of: DataGroupHash.self, identifier: .sequence, nodes: &nodes)
             let info = try nodes.next().map { try LDSVersionInfo(derEncoded: $0) }
             return try Self.validated(version: version, algorithm: algorithm, hashes: hashes, info: info)
@@ -107,7 +107,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
             let version = try Int(berEncoded: &nodes)
-            let algorithm = try HashAlgorithmIdentifier(berEncoded: &nodes)
+            let algorithm = try AlgorithmIdentifier(berEncoded: &nodes).checkedAsDigest()
             let hashes = try BER.sequence(of: DataGroupHash.self, identifier: .sequence, nodes: &nodes)
             let info = try nodes.next().map { try LDSVersionInfo(berEncoded: $0) }
             return try Self.validated(version: version, algorithm: algorithm, hashes: hashes, info: info)
@@ -117,7 +117,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(version)
-            try coder.serialize(HashAlgorithmIdentifier(oid: ASN1ObjectIdentifier(dotRepresentation: hashAlgorithmOID)))
+            try coder.serialize(AlgorithmIdentifier(algorithm: hashAlgorithmOID, parameters: nil))
             try coder.serializeSequenceOf(dataGroupHashes)
             if ldsVersion != nil || unicodeVersion != nil {
                 try coder.serialize(
@@ -127,7 +127,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     }
 
     private static func validated(
-        version: Int, algorithm: HashAlgorithmIdentifier, hashes: [DataGroupHash], info: LDSVersionInfo?
+        version: Int, algorithm: AlgorithmIdentifier, hashes: [DataGroupHash], info: LDSVersionInfo?
     ) throws -> LDSSecurityObject {
         guard version == 0 || version == 1 else {
             throw ASN1Error.invalidASN1Object(reason: "LDSSecurityObject version \(version) is neither v0 nor v1")
@@ -139,7 +139,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
                 reason: "LDSSecurityObject lists data group \(hash.dataGroupNumber) twice")
         }
         return LDSSecurityObject(
-            version: version, hashAlgorithmOID: algorithm.oid.description, dataGroupHashes: hashes,
+            version: version, hashAlgorithmOID: algorithm.algorithm, dataGroupHashes: hashes,
             ldsVersion: info?.ldsVersion, unicodeVersion: info?.unicodeVersion)
     }
 }
@@ -232,48 +232,6 @@ struct LDSVersionInfo: DERImplicitlyTaggable, BERImplicitlyTaggable, Sendable, H
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(try ASN1PrintableString(ldsVersion))
             try coder.serialize(try ASN1PrintableString(unicodeVersion))
-        }
-    }
-}
-
-/// `DigestAlgorithmIdentifier ::= AlgorithmIdentifier` restricted to hash algorithms (RFC 5280 §4.1.1.2):
-///
-/// ```
-/// AlgorithmIdentifier ::= SEQUENCE {
-///     algorithm   OBJECT IDENTIFIER,
-///     parameters  ANY DEFINED BY algorithm OPTIONAL }
-/// ```
-///
-/// Hash algorithms take no parameters; RFC 5754 §2 says to omit them but to accept NULL, which
-/// many issuers still write. Anything else is rejected.
-struct HashAlgorithmIdentifier: DERImplicitlyTaggable, BERImplicitlyTaggable, Sendable, Hashable {
-    static var defaultIdentifier: ASN1Identifier { .sequence }
-
-    var oid: ASN1ObjectIdentifier
-
-    init(oid: ASN1ObjectIdentifier) {
-        self.oid = oid
-    }
-
-    init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
-        self = try DER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(derEncoded: &nodes)
-            if let parameters = nodes.next() { _ = try ASN1Null(derEncoded: parameters) }
-            return HashAlgorithmIdentifier(oid: oid)
-        }
-    }
-
-    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
-        self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
-            if let parameters = nodes.next() { _ = try ASN1Null(berEncoded: parameters) }
-            return HashAlgorithmIdentifier(oid: oid)
-        }
-    }
-
-    func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
-        try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(oid)
         }
     }
 }

@@ -8,7 +8,16 @@ public enum CMSSigner {
     /// (issuerAndSerialNumber), signed attributes contentType, signingTime and messageDigest
     /// (RFC 5652 §5.3 requires the first and last whenever eContentType is not id-data), digest
     /// `digest`, and a signature by the key's type (ECDSA, or RSA PKCS #1 v1.5).
+    /// `certificateDER` is the signer's certificate, DER-encoded.
     public static func sign(
+        content: [UInt8], eContentTypeOID: String, certificateDER: [UInt8], privateKey: PrivateKey,
+        digest: DigestAlgorithm
+    ) throws(CryptoError) -> [UInt8] {
+        try sign(content: content, eContentTypeOID: eContentTypeOID,
+                 certificate: X509Certificate(derEncoded: certificateDER), privateKey: privateKey, digest: digest)
+    }
+
+    static func sign(
         content: [UInt8], eContentTypeOID: String, certificate: X509Certificate, privateKey: PrivateKey,
         digest: DigestAlgorithm
     ) throws(CryptoError) -> [UInt8] {

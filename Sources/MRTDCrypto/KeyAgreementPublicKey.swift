@@ -41,19 +41,20 @@ public struct KeyAgreementPublicKey: Sendable {
     ///
     /// - Throws: `CryptoError.invalidInput` for undecodable keys, `.unsupported` for other key types.
     public init(subjectPublicKeyInfo der: [UInt8]) throws(CryptoError) {
-        let (algorithmOID, parameters, publicKeyBits) = try Self.split(der)
-        if algorithmOID == Self.standardizedDomainParametersOID {
-            guard let parameters, parameters.tag == 0x02, let id = Self.smallInteger(parameters.value) else {
+        let spki: SubjectPublicKeyInfo
+        do { spki = try SubjectPublicKeyInfo(encoded: der) } catch { throw .invalidInput("SubjectPublicKeyInfo: \(error)") }
+        if spki.algorithm.algorithm == SecurityProtocolOID.standardizedDomainParameters {
+            guard case .standardized(let id)? = try? spki.algorithm.domainParameters else {
                 throw .invalidInput("standardizedDomainParameters without a parameter ID")
             }
-            var value = publicKeyBits
+            var value = spki.subjectPublicKey
             // DH public keys are a DER INTEGER inside the BIT STRING (PKCS #3, X9.42).
             if let integer = try? TLV.parse(value), integer.tag == 0x02 { value = integer.bytes }
             try self.init(standardizedDomainParameterID: id, encodedPublicKey: value)
             return
         }
         let handle = try EVPKeyHandle.parsePublicKey(der)
-        let explicit = parameters?.tag == 0x30
+        let explicit = spki.algorithm.parameters?.first == 0x30
         try self.init(handle: handle, explicit: explicit)
     }
 
@@ -155,39 +156,5 @@ public struct KeyAgreementPublicKey: Sendable {
         }
         guard EVP_PKEY_public_check(context.pointer) == 1 else { return .publicKeyInvalid }
         return nil
-    }
-
-    // MARK: SubjectPublicKeyInfo structure
-
-    /// `0.4.0.127.0.7.1.2` (bsi-de algorithms 2): standardizedDomainParameters.
-    static let standardizedDomainParametersOID: [UInt8] = [0x04, 0x00, 0x7F, 0x00, 0x07, 0x01, 0x02]
-
-    /// The algorithm OID (content bytes), the parameters (if any) and the BIT STRING content without
-    /// its unused-bits byte.
-    static func split(_ der: [UInt8]) throws(CryptoError) -> ([UInt8], TLV?, [UInt8]) {
-        do {
-            let spki = try TLV.parse(der, expecting: 0x30)
-            let parts = try spki.children()
-            guard parts.count == 2, parts[0].tag == 0x30, parts[1].tag == 0x03 else {
-                throw CryptoError.invalidInput("SubjectPublicKeyInfo is not SEQUENCE { AlgorithmIdentifier, BIT STRING }")
-            }
-            let algorithm = try parts[0].children()
-            guard let oid = algorithm.first, oid.tag == 0x06, algorithm.count <= 2 else {
-                throw CryptoError.invalidInput("AlgorithmIdentifier without an OID")
-            }
-            guard parts[1].value.first == 0x00 else {
-                throw CryptoError.invalidInput("public key BIT STRING with unused bits")
-            }
-            return (oid.bytes, algorithm.count == 2 ? algorithm[1] : nil, Array(parts[1].value.dropFirst()))
-        } catch let error as CryptoError {
-            throw error
-        } catch {
-            throw .invalidInput("SubjectPublicKeyInfo: \(error)")
-        }
-    }
-
-    static func smallInteger(_ bytes: ArraySlice<UInt8>) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 4, bytes.first! & 0x80 == 0 else { return nil }
-        return bytes.reduce(0) { $0 << 8 | Int($1) }
     }
 }

@@ -1,22 +1,22 @@
 internal import CLibCrypto
 
-/// An X.509 certificate (RFC 5280) held as its DER bytes, parsed by OpenSSL.
-///
-/// Minimal for now (DSC/CSCA identity and CMS signing); passive authentication extends it.
-public struct X509Certificate: Sendable, Equatable {
+/// OpenSSL's view of an X.509 certificate (RFC 5280), held with its DER bytes: an implementation
+/// detail of this module (CMS signing). The certificate type of the rest of the code base is
+/// `MRTDVerification.Certificate`, parsed with swift-asn1; it crosses into this module as DER.
+struct X509Certificate: Sendable, Equatable {
     /// The certificate exactly as encoded.
-    public let derBytes: [UInt8]
+    let derBytes: [UInt8]
     /// The subject as an RFC 2253 string (`CN=Test,C=UT`).
-    public let subject: String
+    let subject: String
     /// The issuer as an RFC 2253 string.
-    public let issuer: String
+    let issuer: String
     /// The serial number's magnitude in upper-case hex, two digits per byte (`-` prefix if negative).
-    public let serialNumberHex: String
+    let serialNumberHex: String
 
     let handle: X509Handle
 
     /// Parses one DER-encoded certificate; trailing bytes are rejected.
-    public init(derEncoded: [UInt8]) throws(CryptoError) {
+    init(derEncoded: [UInt8]) throws(CryptoError) {
         guard !derEncoded.isEmpty else { throw .invalidInput("empty certificate") }
         var consumed = 0
         let parsed: OpaquePointer? = derEncoded.withUnsafeBufferPointer { buffer in
@@ -34,7 +34,7 @@ public struct X509Certificate: Sendable, Equatable {
     }
 
     /// Parses every `CERTIFICATE` block of a PEM text, in order. Throws if there is none.
-    public static func parsePEM(_ pem: String) throws(CryptoError) -> [X509Certificate] {
+    static func parsePEM(_ pem: String) throws(CryptoError) -> [X509Certificate] {
         let bio = try MemoryBIO(pem.utf8)
         var certificates: [X509Certificate] = []
         while true {
@@ -64,7 +64,7 @@ public struct X509Certificate: Sendable, Equatable {
         serialNumberHex = Self.serialHex(X509_get0_serialNumber(handle.pointer))
     }
 
-    public static func == (lhs: X509Certificate, rhs: X509Certificate) -> Bool {
+    static func == (lhs: X509Certificate, rhs: X509Certificate) -> Bool {
         lhs.derBytes == rhs.derBytes
     }
 

@@ -7,7 +7,7 @@ extension SpecimenDocument {
     public static func cardSecurity(_ securityInfos: SecurityInfos, digest: DigestAlgorithm = .sha256) throws -> [UInt8] {
         try CMSSigner.sign(
             content: securityInfos.derEncoded(), eContentTypeOID: SecurityProtocolOID.securityObject,
-            certificate: TestPKI.dsc(), privateKey: TestPKI.dscKey(), digest: digest)
+            certificateDER: TestPKI.dsc().derBytes, privateKey: TestPKI.dscKey(), digest: digest)
     }
 }
 

@@ -72,7 +72,7 @@ public struct SpecimenDocument: Sendable {
             dataGroupHashes: dataGroups.mapValues { digest.hash($0) })
         let cms = try CMSSigner.sign(
             content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid,
-            certificate: TestPKI.dsc(), privateKey: TestPKI.dscKey(), digest: digest)
+            certificateDER: TestPKI.dsc().derBytes, privateKey: TestPKI.dscKey(), digest: digest)
         files[.sod] = TLV.encode(tag: 0x77, value: cms)
 
         return SpecimenDocument(mrzText: erikssonMRZ, files: files, faceImage: image)

@@ -1,4 +1,5 @@
 import MRTDCrypto
+import MRTDVerification
 
 /// The TEST-ONLY CSCA and document signer behind the specimen passport (`certs/test/`).
 ///
@@ -14,13 +15,13 @@ public enum TestPKI {
     public static var dscPrivateKeyPEM: String { SpecimenAssets.dscPrivateKeyPEM }
 
     /// The test CSCA certificate.
-    public static func csca() throws -> X509Certificate {
-        try single(X509Certificate.parsePEM(cscaCertificatePEM), name: "csca.pem")
+    public static func csca() throws -> Certificate {
+        try single(Certificate.parsePEM(cscaCertificatePEM), name: "csca.pem")
     }
 
     /// The test document signer certificate.
-    public static func dsc() throws -> X509Certificate {
-        try single(X509Certificate.parsePEM(dscCertificatePEM), name: "dsc.pem")
+    public static func dsc() throws -> Certificate {
+        try single(Certificate.parsePEM(dscCertificatePEM), name: "dsc.pem")
     }
 
     /// The test document signer's private key.
@@ -28,7 +29,7 @@ public enum TestPKI {
         try PrivateKey(pem: dscPrivateKeyPEM)
     }
 
-    private static func single(_ certificates: [X509Certificate], name: String) throws -> X509Certificate {
+    private static func single(_ certificates: [Certificate], name: String) throws -> Certificate {
         guard certificates.count == 1, let certificate = certificates.first else {
             throw SpecimenDocumentError.badEmbeddedAsset(name)
         }

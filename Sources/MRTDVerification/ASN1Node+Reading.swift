@@ -44,6 +44,45 @@ extension ASN1Node {
     var bytes: [UInt8] { Array(encodedBytes) }
 }
 
+/// A production this module only reads (certificates, CRLs, CMS, master lists), in swift-asn1's
+/// shape: `init(berEncoded:withIdentifier:)` with a default identifier. Parsed as BER, as chips and
+/// PKIs write it; never re-encoded (the bytes as encoded are kept wherever they are signed), hence
+/// not `BERImplicitlyTaggable`, whose serialization half would be dead code.
+protocol BERReadable {
+    static var defaultIdentifier: ASN1Identifier { get }
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws
+}
+
+extension BERReadable {
+    init(berEncoded rootNode: ASN1Node) throws {
+        try self.init(berEncoded: rootNode, withIdentifier: Self.defaultIdentifier)
+    }
+}
+
+extension ASN1NodeCollection.Iterator {
+    /// The next node when it has `identifier` (consumed); otherwise `nil`, and nothing is consumed.
+    /// For OPTIONAL fields told apart by their tag.
+    mutating func next(ifIdentifier identifier: ASN1Identifier) -> ASN1Node? {
+        var lookahead = self
+        guard let node = lookahead.next(), node.identifier == identifier else { return nil }
+        self = lookahead
+        return node
+    }
+
+    /// The next node, which must be present (and have `identifier` when one is given); `what` names
+    /// the field in the error (`serialNumber missing`).
+    mutating func required(_ what: @autoclosure () -> String, identifier: ASN1Identifier? = nil) throws -> ASN1Node {
+        guard let node = next(), identifier.map({ node.identifier == $0 }) ?? true else {
+            throw ASN1Error.invalidASN1Object(reason: "\(what()) missing")
+        }
+        return node
+    }
+
+    /// Consumes the remaining nodes (fields a parser deliberately skips, such as extensions it does
+    /// not interpret), so that `BER.sequence` accepts the SEQUENCE.
+    mutating func skipRemaining() { while next() != nil {} }
+}
+
 extension ASN1Identifier {
     /// `[n]` context-specific.
     static func context(_ n: UInt) -> ASN1Identifier { ASN1Identifier(tagWithNumber: n, tagClass: .contextSpecific) }

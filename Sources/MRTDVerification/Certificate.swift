@@ -17,7 +17,7 @@ import SwiftASN1
 ///
 /// Parsed in Swift (cheap: loading a master list of a thousand certificates parses each one once);
 /// the public key is decoded by OpenSSL only when a signature is checked with it.
-public struct Certificate: Sendable, Hashable {
+public struct Certificate: Sendable, Hashable, BERReadable {
     /// The certificate as encoded.
     public let derBytes: [UInt8]
     /// The `tbsCertificate` as encoded: what the issuer signed.
@@ -49,89 +49,36 @@ public struct Certificate: Sendable, Hashable {
 
     /// Parses one certificate; bytes after it are rejected.
     public init(derEncoded bytes: [UInt8]) throws {
-        try self.init(node: BER.parse(bytes))
+        try self.init(berEncoded: BER.parse(bytes))
     }
 
-    init(node: ASN1Node) throws {
-        derBytes = node.bytes
-        let outer = try node.children(.sequence, "Certificate")
-        guard outer.count == 3 else { throw ASN1Error.invalidASN1Object(reason: "Certificate has \(outer.count) elements") }
-        tbsBytes = outer[0].bytes
-        signatureAlgorithm = try AlgorithmIdentifier(node: outer[1])
-        let bits = try ASN1BitString(berEncoded: outer[2])
-        signatureValue = Array(bits.bytes)
+    /// Every `CERTIFICATE` block of a PEM text (RFC 7468), in order. Throws if there is none or
+    /// one does not parse.
+    public static func parsePEM(_ pem: String) throws -> [Certificate] {
+        let certificates = try PEM.blocks(pem).filter { $0.label == "CERTIFICATE" }.map { try Certificate(derEncoded: $0.der) }
+        guard !certificates.isEmpty else { throw ASN1Error.invalidASN1Object(reason: "no certificate in PEM text") }
+        return certificates
+    }
 
-        var tbs = try outer[0].children(.sequence, "TBSCertificate")[...]
-        if tbs.first?.identifier == .context(0) { tbs = tbs.dropFirst() }
-        guard tbs.count >= 6 else { throw ASN1Error.invalidASN1Object(reason: "TBSCertificate lacks fields") }
-        var fields = tbs.makeIterator()
-        guard let serialNode = fields.next(), serialNode.identifier == .integer else {
-            throw ASN1Error.invalidASN1Object(reason: "serialNumber missing")
-        }
-        serialNumber = Array(try serialNode.primitiveBytes())
-        guard let innerAlgorithm = fields.next(), innerAlgorithm.identifier == .sequence else {
-            throw ASN1Error.invalidASN1Object(reason: "signature missing")
-        }
-        innerSignatureAlgorithm = try AlgorithmIdentifier(node: innerAlgorithm)
-        guard let issuerNode = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "issuer missing") }
-        issuer = try DistinguishedName(node: issuerNode)
-        guard let validityNode = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "validity missing") }
-        let validity = try validityNode.children(.sequence, "Validity")
-        guard validity.count == 2 else { throw ASN1Error.invalidASN1Object(reason: "validity has \(validity.count) times") }
-        let start = try UTCDate.parseTime(validity[0])
-        let end = try UTCDate.parseTime(validity[1])
-        notBefore = start.date
-        notAfter = end.date
-        hasNonConformingTime = start.generalizedBefore2050 || end.generalizedBefore2050
-        guard let subjectNode = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "subject missing") }
-        subject = try DistinguishedName(node: subjectNode)
-        guard let keyNode = fields.next(), keyNode.identifier == .sequence else {
-            throw ASN1Error.invalidASN1Object(reason: "subjectPublicKeyInfo missing")
-        }
-        subjectPublicKeyInfo = keyNode.bytes
+    static var defaultIdentifier: ASN1Identifier { .sequence }
 
-        var ski: [UInt8]?
-        var aki: [UInt8]?
-        var usage: UInt16?
-        var ca = false
-        while let node = fields.next() {
-            guard node.identifier == .context(3) else { continue }
-            guard case .constructed(let wrapped) = node.content, let list = wrapped.first(where: { _ in true }) else { continue }
-            for ext in try list.children(.sequence, "Extensions") {
-                let parts = try ext.children(.sequence, "Extension")
-                guard parts.count >= 2, let value = parts.last else { continue }
-                let extensionValue = try value.octetStringBytes()
-                guard parts[0].identifier == .objectIdentifier else { throw ASN1Error.invalidASN1Object(reason: "extnID") }
-                let id = try parts[0].primitiveBytes()
-                // id-ce (2.5.29) extensions: 55 1D nn
-                guard id.count == 3, id.first == 0x55, id.dropFirst().first == 0x1D, let last = id.last else { continue }
-                switch last {
-                case 14:  // subjectKeyIdentifier
-                    ski = try ASN1OctetString(berEncoded: BER.parse(extensionValue)).bytes.map { $0 }
-                case 35:  // authorityKeyIdentifier
-                    // AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL, … }
-                    for child in try BER.parse(extensionValue).children(.sequence, "AuthorityKeyIdentifier")
-                    where child.identifier == .context(0) {
-                        aki = Array(try child.primitiveBytes())
-                    }
-                case 15:  // keyUsage
-                    let bits = try ASN1BitString(berEncoded: BER.parse(extensionValue))
-                    var value: UInt16 = 0
-                    for (i, byte) in bits.bytes.prefix(2).enumerated() {
-                        value |= UInt16(byte.bitReversed) << (8 * i)
-                    }
-                    usage = value
-                case 19:  // basicConstraints
-                    let seq = try BER.parse(extensionValue).children(.sequence, "BasicConstraints")
-                    if let first = seq.first, first.identifier == .boolean { ca = try Bool(berEncoded: first) }
-                default: break
-                }
-            }
-        }
-        subjectKeyIdentifier = ski
-        authorityKeyIdentifier = aki
-        keyUsage = usage
-        isCA = ca
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        derBytes = rootNode.bytes
+        let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
+        (tbsBytes, signatureAlgorithm, signatureValue) = envelope.parts
+        let tbs = try TBSCertificate(berEncoded: envelope.toBeSigned)
+        serialNumber = tbs.serialNumber
+        innerSignatureAlgorithm = tbs.signature
+        issuer = tbs.issuer
+        notBefore = tbs.validity.notBefore
+        notAfter = tbs.validity.notAfter
+        hasNonConformingTime = tbs.validity.hasNonConformingTime
+        subject = tbs.subject
+        subjectPublicKeyInfo = tbs.subjectPublicKeyInfo
+        subjectKeyIdentifier = tbs.extensions.subjectKeyIdentifier
+        authorityKeyIdentifier = tbs.extensions.authorityKeyIdentifier
+        keyUsage = tbs.extensions.keyUsage
+        isCA = tbs.extensions.isCA
     }
 
     /// Whether the subject key may sign documents (keyUsage digitalSignature, RFC 5280 §4.2.1.3).
@@ -161,4 +108,162 @@ public struct Certificate: Sendable, Hashable {
 
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.derBytes == rhs.derBytes }
     public func hash(into hasher: inout Hasher) { derBytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+}
+
+/// What RFC 5280 signs: a Certificate (§4.1) and a CertificateList (§5.1) are both
+///
+/// ```
+/// SEQUENCE { toBeSigned (TBSCertificate | TBSCertList), signatureAlgorithm AlgorithmIdentifier,
+///            signatureValue BIT STRING }
+/// ```
+struct SignedEnvelope: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    /// The signed part, its bytes as encoded.
+    var toBeSigned: ASN1Node
+    var signatureAlgorithm: AlgorithmIdentifier
+    var signatureValue: [UInt8]
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        (toBeSigned, signatureAlgorithm, signatureValue) = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            let toBeSigned = try nodes.required("toBeSigned")
+            let algorithm = try AlgorithmIdentifier(berEncoded: nodes.required("signatureAlgorithm"))
+            let bits = try ASN1BitString(berEncoded: nodes.required("signatureValue"))
+            return (toBeSigned, algorithm, Array(bits.bytes))
+        }
+    }
+
+    /// The signed bytes as encoded, the algorithm and the signature: what a signature check needs.
+    var parts: (toBeSigned: [UInt8], algorithm: AlgorithmIdentifier, signature: [UInt8]) {
+        (toBeSigned.bytes, signatureAlgorithm, signatureValue)
+    }
+}
+
+/// RFC 5280 §4.1:
+///
+/// ```
+/// TBSCertificate ::= SEQUENCE { version [0] EXPLICIT Version DEFAULT v1, serialNumber INTEGER,
+///     signature AlgorithmIdentifier, issuer Name, validity Validity, subject Name,
+///     subjectPublicKeyInfo SubjectPublicKeyInfo, issuerUniqueID [1] IMPLICIT OPTIONAL,
+///     subjectUniqueID [2] IMPLICIT OPTIONAL, extensions [3] EXPLICIT Extensions OPTIONAL }
+/// ```
+///
+/// The serial number is kept as encoded (issuers write non-minimal and negative serials).
+struct TBSCertificate: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    var serialNumber: [UInt8]
+    var signature: AlgorithmIdentifier
+    var issuer: DistinguishedName
+    var validity: Validity
+    var subject: DistinguishedName
+    /// The DER SubjectPublicKeyInfo (decoded by OpenSSL when a signature is checked).
+    var subjectPublicKeyInfo: [UInt8]
+    var extensions: CertificateExtensions
+}
+
+extension TBSCertificate {
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        self = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            _ = nodes.next(ifIdentifier: .context(0))  // version
+            let serial = try nodes.required("serialNumber", identifier: .integer).primitiveBytes()
+            let signature = try AlgorithmIdentifier(berEncoded: nodes.required("signature", identifier: .sequence))
+            let issuer = try DistinguishedName(node: nodes.required("issuer"))
+            let validity = try Validity(berEncoded: nodes.required("validity"))
+            let subject = try DistinguishedName(node: nodes.required("subject"))
+            let key = try nodes.required("subjectPublicKeyInfo", identifier: .sequence)
+            var extensions = CertificateExtensions()
+            // issuerUniqueID and subjectUniqueID are skipped.
+            while let node = nodes.next() {
+                guard node.identifier == .context(3), case .constructed(let wrapped) = node.content,
+                      let list = wrapped.first(where: { _ in true }) else { continue }
+                try extensions.read(list: list)
+            }
+            return TBSCertificate(
+                serialNumber: Array(serial), signature: signature, issuer: issuer, validity: validity,
+                subject: subject, subjectPublicKeyInfo: key.bytes, extensions: extensions)
+        }
+    }
+}
+
+/// `Validity ::= SEQUENCE { notBefore Time, notAfter Time }` (RFC 5280 §4.1.2.5).
+struct Validity: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    var notBefore: Date
+    var notAfter: Date
+    /// A GeneralizedTime before 2050, which RFC 5280 §4.1.2.5 forbids.
+    var hasNonConformingTime: Bool
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        (notBefore, notAfter, hasNonConformingTime) = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            let start = try UTCDate.parseTime(nodes.required("notBefore"))
+            let end = try UTCDate.parseTime(nodes.required("notAfter"))
+            return (start.date, end.date, start.generalizedBefore2050 || end.generalizedBefore2050)
+        }
+    }
+}
+
+/// The extensions passive authentication reads (RFC 5280 §4.2.1): subjectKeyIdentifier,
+/// authorityKeyIdentifier, keyUsage, basicConstraints; others are skipped.
+///
+/// ```
+/// Extensions ::= SEQUENCE SIZE (1..MAX) OF Extension
+/// Extension ::= SEQUENCE { extnID OBJECT IDENTIFIER, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING }
+/// ```
+struct CertificateExtensions: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    var subjectKeyIdentifier: [UInt8]?
+    var authorityKeyIdentifier: [UInt8]?
+    /// keyUsage bits (bit 0 = digitalSignature … bit 5 = keyCertSign), `nil` without the extension.
+    var keyUsage: UInt16?
+    var isCA = false
+
+    init() {}
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        try read(list: rootNode, identifier: identifier)
+    }
+
+    /// Adds what one `Extensions` list says (a certificate with several `[3]` fields gets all of them).
+    mutating func read(list: ASN1Node, identifier: ASN1Identifier = Self.defaultIdentifier) throws {
+        try BER.sequence(list, identifier: identifier) { nodes in
+            while let node = nodes.next() { try read(node) }
+        }
+    }
+
+    private mutating func read(_ node: ASN1Node) throws {
+        let parts = try node.children(.sequence, "Extension")
+        guard parts.count >= 2, let value = parts.last else { return }
+        let extensionValue = try value.octetStringBytes()
+        guard parts[0].identifier == .objectIdentifier else { throw ASN1Error.invalidASN1Object(reason: "extnID") }
+        let id = try parts[0].primitiveBytes()
+        // id-ce (2.5.29) extensions: 55 1D nn
+        guard id.count == 3, id.first == 0x55, id.dropFirst().first == 0x1D, let last = id.last else { return }
+        switch last {
+        case 14:  // subjectKeyIdentifier
+            subjectKeyIdentifier = Array(try ASN1OctetString(berEncoded: BER.parse(extensionValue)).bytes)
+        case 35:  // authorityKeyIdentifier
+            // AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL, … }
+            try BER.sequence(BER.parse(extensionValue), identifier: .sequence) { fields in
+                while let field = fields.next() {
+                    if field.identifier == .context(0) { authorityKeyIdentifier = Array(try field.primitiveBytes()) }
+                }
+            }
+        case 15:  // keyUsage
+            let bits = try ASN1BitString(berEncoded: BER.parse(extensionValue))
+            var value: UInt16 = 0
+            for (i, byte) in bits.bytes.prefix(2).enumerated() {
+                value |= UInt16(byte.bitReversed) << (8 * i)
+            }
+            keyUsage = value
+        case 19:  // basicConstraints
+            isCA = try BER.sequence(BER.parse(extensionValue), identifier: .sequence) { fields in
+                defer { fields.skipRemaining() }
+                return try fields.next(ifIdentifier: .boolean).map { try Bool(berEncoded: $0) } ?? false
+            }
+        default: break
+        }
+    }
 }

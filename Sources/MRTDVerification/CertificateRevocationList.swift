@@ -1,5 +1,6 @@
 import Foundation
 import MRTDCrypto
+import MRTDCore
 import SwiftASN1
 
 /// An X.509 CRL (RFC 5280 §5.1), as CSCAs publish them (Doc 9303-12 §7.1.4).
@@ -13,7 +14,7 @@ import SwiftASN1
 ///         revocationDate Time, crlEntryExtensions Extensions OPTIONAL } OPTIONAL,
 ///     crlExtensions [0] EXPLICIT Extensions OPTIONAL }
 /// ```
-public struct CertificateRevocationList: Sendable {
+public struct CertificateRevocationList: Sendable, BERReadable {
     public let derBytes: [UInt8]
     let tbsBytes: [UInt8]
     let signatureAlgorithm: AlgorithmIdentifier
@@ -26,37 +27,41 @@ public struct CertificateRevocationList: Sendable {
 
     /// Parses one DER CRL.
     public init(derEncoded bytes: [UInt8]) throws {
-        let root = try BER.parse(bytes)
-        derBytes = bytes
-        let outer = try root.children(.sequence, "CertificateList")
-        guard outer.count == 3 else { throw ASN1Error.invalidASN1Object(reason: "CertificateList") }
-        tbsBytes = outer[0].bytes
-        signatureAlgorithm = try AlgorithmIdentifier(node: outer[1])
-        signatureValue = Array(try ASN1BitString(berEncoded: outer[2]).bytes)
-        var fields = try outer[0].children(.sequence, "TBSCertList")[...]
-        if fields.first?.identifier == .integer { fields = fields.dropFirst() }
-        guard fields.count >= 3 else { throw ASN1Error.invalidASN1Object(reason: "TBSCertList lacks fields") }
-        var iterator = fields.dropFirst().makeIterator()  // skip `signature`
-        guard let issuerNode = iterator.next(), let thisNode = iterator.next() else {
-            throw ASN1Error.invalidASN1Object(reason: "TBSCertList")
-        }
-        issuer = try DistinguishedName(node: issuerNode)
-        thisUpdate = try UTCDate.parseTime(thisNode).date
-        var next: Date?
-        var revoked = Set<[UInt8]>()
-        while let node = iterator.next() {
-            if node.identifier == .utcTime || node.identifier == .generalizedTime {
-                next = try UTCDate.parseTime(node).date
-            } else if node.identifier == .sequence {
-                for entry in try node.children(.sequence, "revokedCertificates") {
-                    let parts = try entry.children(.sequence, "revokedCertificate")
-                    guard let serial = parts.first, serial.identifier == .integer else { continue }
-                    revoked.insert(Array(SignedDataVerifier.normalizedSerial(Array(try serial.primitiveBytes()))))
+        try self.init(berEncoded: BER.parse(bytes))
+    }
+
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        derBytes = rootNode.bytes
+        let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
+        (tbsBytes, signatureAlgorithm, signatureValue) = envelope.parts
+        // TBSCertList (the ASN.1 above).
+        (issuer, thisUpdate, nextUpdate, revokedSerials) = try BER.sequence(envelope.toBeSigned, identifier: .sequence) { nodes in
+            _ = nodes.next(ifIdentifier: .integer)  // version
+            _ = try nodes.required("signature")
+            let issuer = try DistinguishedName(node: nodes.required("issuer"))
+            let thisUpdate = try UTCDate.parseTime(nodes.required("thisUpdate")).date
+            var next: Date?
+            var revoked = Set<[UInt8]>()
+            // nextUpdate, revokedCertificates and crlExtensions, told apart by their tags.
+            while let node = nodes.next() {
+                if node.identifier == .utcTime || node.identifier == .generalizedTime {
+                    next = try UTCDate.parseTime(node).date
+                } else if node.identifier == .sequence {
+                    try BER.sequence(node, identifier: .sequence) { entries in
+                        while let entry = entries.next() {
+                            try BER.sequence(entry, identifier: .sequence) { parts in
+                                defer { parts.skipRemaining() }
+                                guard let serial = parts.next(ifIdentifier: .integer) else { return }
+                                revoked.insert(Array(SignedDataVerifier.normalizedSerial(Array(try serial.primitiveBytes()))))
+                            }
+                        }
+                    }
                 }
             }
+            return (issuer, thisUpdate, next, revoked)
         }
-        nextUpdate = next
-        revokedSerials = revoked
     }
 
     /// Whether the certificate with this serial number is listed as revoked.

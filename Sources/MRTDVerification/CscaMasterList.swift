@@ -9,24 +9,28 @@ import SwiftASN1
 ///
 /// It travels as the eContent of a CMS SignedData with eContentType `id-icao-cscaMasterList`
 /// (2.23.136.1.1.2), signed by a master list signer whose certificate chains to a CSCA.
-struct CscaMasterList {
+struct CscaMasterList: BERReadable {
     var certificates: [Certificate]
     /// Entries that did not parse as certificates.
     var unparsable: Int
 
     init(content: [UInt8]) throws {
-        let fields = try BER.parse(content).children(.sequence, "CscaMasterList")
-        guard fields.count == 2, fields[0].identifier == .integer else {
-            throw ASN1Error.invalidASN1Object(reason: "CscaMasterList")
+        try self.init(berEncoded: BER.parse(content))
+    }
+
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        (certificates, unparsable) = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            _ = try nodes.required("version", identifier: .integer)
+            return try BER.set(nodes.required("certList"), identifier: .set) { entries in
+                var certificates: [Certificate] = []
+                var unparsable = 0
+                while let node = entries.next() {
+                    if let certificate = try? Certificate(berEncoded: node) { certificates.append(certificate) } else { unparsable += 1 }
+                }
+                return (certificates, unparsable)
+            }
         }
-        var certificates: [Certificate] = []
-        var unparsable = 0
-        let list = try fields[1].children(.set, "certList")
-        certificates.reserveCapacity(list.count)
-        for node in list {
-            if let certificate = try? Certificate(node: node) { certificates.append(certificate) } else { unparsable += 1 }
-        }
-        self.certificates = certificates
-        self.unparsable = unparsable
     }
 }

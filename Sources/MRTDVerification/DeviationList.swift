@@ -1,5 +1,6 @@
 import Foundation
 import MRTDCrypto
+import MRTDCore
 import SwiftASN1
 
 /// A deviation list (ICAO Doc 9303-12, 8th ed., §10 "Deviation List Structure"; the format BSI
@@ -129,77 +130,20 @@ public struct DeviationList: Sendable {
 
     /// Parses the `DeviationList` eContent.
     static func parseContent(_ content: [UInt8]) throws -> (digest: DigestAlgorithm, deviations: [Deviation]) {
-        let fields = try BER.parse(content).children(.sequence, "DeviationList")
-        guard let versionNode = fields.first, versionNode.identifier == .integer else {
-            throw ASN1Error.invalidASN1Object(reason: "DeviationList version missing")
+        try BER.sequence(BER.parse(content), identifier: .sequence) { nodes in
+            let version = try Int(berEncoded: nodes.required("DeviationList version", identifier: .integer))
+            guard version == 0 else { throw ASN1Error.invalidASN1Object(reason: "DeviationList version is not v0") }
+            let digest = try nodes.next(ifIdentifier: .sequence).map { try AlgorithmIdentifier(berEncoded: $0).digestAlgorithm() }
+            let deviations = try BER.set(nodes.required("DeviationList deviations"), identifier: .set) { entries in
+                var deviations: [Deviation] = []
+                while let entry = entries.next() { deviations.append(try Deviation(berEncoded: entry)) }
+                return deviations
+            }
+            return (digest ?? .sha256, deviations)
         }
-        guard try Int(berEncoded: versionNode) == 0 else { throw ASN1Error.invalidASN1Object(reason: "DeviationList version is not v0") }
-        var digest = DigestAlgorithm.sha256
-        var rest = fields.dropFirst()
-        if let node = rest.first, node.identifier == .sequence {
-            digest = try AlgorithmIdentifier(node: node).digestAlgorithm()
-            rest = rest.dropFirst()
-        }
-        guard rest.count == 1, let set = rest.first else { throw ASN1Error.invalidASN1Object(reason: "DeviationList deviations missing") }
-        let deviations = try set.children(.set, "deviations").map(parseDeviation)
-        return (digest, deviations)
     }
 
-    private static func parseDeviation(_ node: ASN1Node) throws -> Deviation {
-        let parts = try node.children(.sequence, "Deviation")
-        guard parts.count == 2 else { throw ASN1Error.invalidASN1Object(reason: "Deviation needs documents and descriptions") }
-        var documents = Documents()
-        for field in try parts[0].children(.sequence, "DeviationDocuments") {
-            switch field.identifier {
-            case .context(0):
-                documents.documentType = try printable(field).replacingOccurrences(of: "<", with: "")
-            case .context(1):
-                let inner = try field.children(.context(1), "issuerAndSerialNumber")
-                guard inner.count == 2, inner[1].identifier == .integer else {
-                    throw ASN1Error.invalidASN1Object(reason: "issuerAndSerialNumber")
-                }
-                documents.dscIdentifier = .issuerAndSerialNumber(
-                    issuer: try DistinguishedName(node: inner[0]), serial: Array(try inner[1].primitiveBytes()))
-            case .context(2):
-                documents.dscIdentifier = .subjectKeyIdentifier(Array(try field.primitiveBytes()))
-            case .context(3):
-                documents.dscIdentifier = .certificateDigest(Array(try field.primitiveBytes()))
-            case .context(4):
-                let period = try field.children(.context(4), "IssuancePeriod")
-                guard period.count == 2 else { throw ASN1Error.invalidASN1Object(reason: "IssuancePeriod") }
-                documents.issuedFrom = try UTCDate.parseTime(period[0]).date
-                documents.issuedUntil = try UTCDate.parseTime(period[1]).date
-            case .context(5):
-                documents.documentNumbers = try field.children(.context(5), "documentNumbers").map {
-                    try printable($0).replacingOccurrences(of: "<", with: "")
-                }
-            default:
-                throw ASN1Error.invalidASN1Object(reason: "unexpected DeviationDocuments field \(field.identifier)")
-            }
-        }
-        let descriptions = try parts[1].children(.set, "descriptions").map { node -> Description in
-            var fields = try node.children(.sequence, "DeviationDescription")[...]
-            var text: String?
-            if let first = fields.first, first.identifier == .printableString || first.identifier == .utf8String {
-                text = try printable(first)
-                fields = fields.dropFirst()
-            }
-            guard let typeNode = fields.first, typeNode.identifier == .objectIdentifier else {
-                throw ASN1Error.invalidASN1Object(reason: "deviationType missing")
-            }
-            let oid = try typeNode.oid()
-            var description = Description(text: text, type: DeviationType(oid: oid), oid: oid, parameter: nil)
-            if let parameters = fields.dropFirst().first, parameters.identifier == .context(0) {
-                let inner = try parameters.children(.context(0), "parameters")
-                if let value = inner.first, value.identifier == .integer { description.parameter = try Int(berEncoded: value) }
-            }
-            return description
-        }
-        guard !descriptions.isEmpty else { throw ASN1Error.invalidASN1Object(reason: "Deviation without a description") }
-        return Deviation(documents: documents, descriptions: descriptions)
-    }
-
-    private static func printable(_ node: ASN1Node) throws -> String {
+    fileprivate static func printable(_ node: ASN1Node) throws -> String {
         String(decoding: try node.primitiveBytes(), as: UTF8.self)
     }
 
@@ -290,6 +234,88 @@ extension TrustStoreReport {
             self.path = path
             self.signature = signature
             self.detail = detail
+        }
+    }
+}
+
+extension DeviationList.Deviation: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        self = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            let documents = try DeviationList.Documents(berEncoded: nodes.required("Deviation documents"))
+            let descriptions = try BER.set(nodes.required("Deviation descriptions"), identifier: .set) { entries in
+                var descriptions: [DeviationList.Description] = []
+                while let entry = entries.next() { descriptions.append(try DeviationList.Description(berEncoded: entry)) }
+                return descriptions
+            }
+            guard !descriptions.isEmpty else { throw ASN1Error.invalidASN1Object(reason: "Deviation without a description") }
+            return DeviationList.Deviation(documents: documents, descriptions: descriptions)
+        }
+    }
+}
+
+extension DeviationList.Documents: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        self = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            var documents = DeviationList.Documents()
+            while let field = nodes.next() { try documents.read(field) }
+            return documents
+        }
+    }
+
+    /// One field of `DeviationDocuments`, told apart by its context tag.
+    private mutating func read(_ field: ASN1Node) throws {
+        switch field.identifier {
+        case .context(0):
+            documentType = try DeviationList.printable(field).replacingOccurrences(of: "<", with: "")
+        case .context(1):
+            dscIdentifier = try BER.sequence(field, identifier: .context(1)) { parts in
+                let issuer = try DistinguishedName(node: parts.required("issuerAndSerialNumber issuer"))
+                let serial = try parts.required("issuerAndSerialNumber serialNumber", identifier: .integer).primitiveBytes()
+                return .issuerAndSerialNumber(issuer: issuer, serial: Array(serial))
+            }
+        case .context(2):
+            dscIdentifier = .subjectKeyIdentifier(Array(try field.primitiveBytes()))
+        case .context(3):
+            dscIdentifier = .certificateDigest(Array(try field.primitiveBytes()))
+        case .context(4):
+            (issuedFrom, issuedUntil) = try BER.sequence(field, identifier: .context(4)) { period in
+                (try UTCDate.parseTime(period.required("IssuancePeriod firstIssued")).date,
+                 try UTCDate.parseTime(period.required("IssuancePeriod lastIssued")).date)
+            }
+        case .context(5):
+            documentNumbers = try BER.set(field, identifier: .context(5)) { numbers in
+                var out: [String] = []
+                while let number = numbers.next() { out.append(try DeviationList.printable(number).replacingOccurrences(of: "<", with: "")) }
+                return out
+            }
+        default:
+            throw ASN1Error.invalidASN1Object(reason: "unexpected DeviationDocuments field \(field.identifier)")
+        }
+    }
+}
+
+extension DeviationList.Description: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        self = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            defer { nodes.skipRemaining() }  // nationalUse
+            let text = try (nodes.next(ifIdentifier: .printableString) ?? nodes.next(ifIdentifier: .utf8String))
+                .map(DeviationList.printable)
+            let oid = try nodes.required("deviationType", identifier: .objectIdentifier).oid()
+            var description = DeviationList.Description(
+                text: text, type: DeviationList.DeviationType(oid: oid), oid: oid, parameter: nil)
+            if let parameters = nodes.next(ifIdentifier: .context(0)) {
+                description.parameter = try BER.set(parameters, identifier: .context(0)) { inner in
+                    defer { inner.skipRemaining() }
+                    return try inner.next(ifIdentifier: .integer).map { try Int(berEncoded: $0) }
+                }
+            }
+            return description
         }
     }
 }

@@ -1,3 +1,4 @@
+import MRTDCore
 import SwiftASN1
 
 /// CMS `SignedData` in a `ContentInfo` (RFC 5652 §3, §5): the container of EF.SOD
@@ -28,53 +29,75 @@ struct SignedData: Sendable {
     var certificates: [Certificate]
     var unparsableCertificates: Int
     var signerInfos: [SignerInfo]
+}
 
+extension SignedData: BERReadable {
     /// Parses a ContentInfo whose content type is id-signedData. Trailing bytes after the
     /// ContentInfo are ignored by the caller's bounding (``BERExtent``), not here.
     init(contentInfo bytes: ArraySlice<UInt8>) throws {
-        let root = try BER.parse(bytes)
-        let info = try root.children(.sequence, "ContentInfo")
-        guard info.count == 2, try info[0].oid() == OID.signedData else {
-            throw ASN1Error.invalidASN1Object(reason: "ContentInfo is not id-signedData")
-        }
-        let wrapped = try info[1].children(.context(0), "content")
-        guard wrapped.count == 1 else { throw ASN1Error.invalidASN1Object(reason: "ContentInfo content") }
-        let fields = try wrapped[0].children(.sequence, "SignedData")
-        guard fields.count >= 4 else { throw ASN1Error.invalidASN1Object(reason: "SignedData lacks fields") }
-        guard fields[0].identifier == .integer else { throw ASN1Error.invalidASN1Object(reason: "SignedData version missing") }
-        version = try Int(berEncoded: fields[0])
-        guard fields[1].identifier == .set else { throw ASN1Error.invalidASN1Object(reason: "digestAlgorithms missing") }
-        digestAlgorithms = try fields[1].children(.set, "digestAlgorithms").map { try AlgorithmIdentifier(node: $0) }
-
-        let encap = try fields[2].children(.sequence, "EncapsulatedContentInfo")
-        guard let typeNode = encap.first, typeNode.identifier == .objectIdentifier else {
-            throw ASN1Error.invalidASN1Object(reason: "eContentType missing")
-        }
-        eContentType = try typeNode.oid()
-        if encap.count >= 2 {
-            let explicit = try encap[1].children(.context(0), "eContent")
-            guard explicit.count == 1 else { throw ASN1Error.invalidASN1Object(reason: "eContent") }
-            eContent = try explicit[0].octetStringBytes()
-        }
-
-        var certificates: [Certificate] = []
-        var unparsable = 0
-        var signerNode: ASN1Node?
-        for field in fields.dropFirst(3) {
-            switch field.identifier {
-            case .context(0):
-                for entry in try field.children(.context(0), "certificates") where entry.identifier == .sequence {
-                    if let certificate = try? Certificate(node: entry) { certificates.append(certificate) } else { unparsable += 1 }
-                }
-            case .context(1): continue
-            case .set: signerNode = field
-            default: throw ASN1Error.invalidASN1Object(reason: "unexpected SignedData field \(field.identifier)")
+        let signedData = try BER.sequence(BER.parse(bytes), identifier: .sequence) { nodes in
+            guard let type = nodes.next(ifIdentifier: .objectIdentifier), try type.oid() == OID.signedData,
+                  let content = nodes.next() else {
+                throw ASN1Error.invalidASN1Object(reason: "ContentInfo is not id-signedData")
             }
+            return try BER.explicitlyTagged(content, tagNumber: 0, tagClass: .contextSpecific) { $0 }
         }
-        guard let signerNode else { throw ASN1Error.invalidASN1Object(reason: "signerInfos missing") }
-        self.certificates = certificates
-        unparsableCertificates = unparsable
-        signerInfos = try signerNode.children(.set, "signerInfos").map { try SignerInfo(node: $0) }
+        self = try SignedData(berEncoded: signedData)
+    }
+
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        self = try BER.sequence(rootNode, identifier: identifier) { nodes in
+            let version = try Int(berEncoded: nodes.required("SignedData version", identifier: .integer))
+            let digestAlgorithms = try BER.set(nodes.required("digestAlgorithms", identifier: .set), identifier: .set) { set in
+                var algorithms: [AlgorithmIdentifier] = []
+                while let node = set.next() { algorithms.append(try AlgorithmIdentifier(berEncoded: node)) }
+                return algorithms
+            }
+            let (eContentType, eContent) = try Self.encapsulatedContentInfo(nodes.required("encapContentInfo"))
+            var certificates: [Certificate] = []
+            var unparsable = 0
+            var signerNode: ASN1Node?
+            while let field = nodes.next() {
+                switch field.identifier {
+                case .context(0):
+                    try BER.set(field, identifier: .context(0)) { entries in
+                        // Other CertificateChoices (attribute certificates, [0]-[3]) are not certificates.
+                        while let entry = entries.next() {
+                            guard entry.identifier == .sequence else { continue }
+                            if let certificate = try? Certificate(berEncoded: entry) { certificates.append(certificate) } else { unparsable += 1 }
+                        }
+                    }
+                case .context(1): continue
+                case .set: signerNode = field
+                default: throw ASN1Error.invalidASN1Object(reason: "unexpected SignedData field \(field.identifier)")
+                }
+            }
+            guard let signerNode else { throw ASN1Error.invalidASN1Object(reason: "signerInfos missing") }
+            let signerInfos = try BER.set(signerNode, identifier: .set) { set in
+                var signerInfos: [SignerInfo] = []
+                while let node = set.next() { signerInfos.append(try SignerInfo(berEncoded: node)) }
+                return signerInfos
+            }
+            return SignedData(
+                version: version, digestAlgorithms: digestAlgorithms, eContentType: eContentType, eContent: eContent,
+                certificates: certificates, unparsableCertificates: unparsable, signerInfos: signerInfos)
+        }
+    }
+
+    /// `EncapsulatedContentInfo ::= SEQUENCE { eContentType ContentType, eContent [0] EXPLICIT OCTET STRING OPTIONAL }`;
+    /// the eContent of a constructed (BER) OCTET STRING is joined.
+    private static func encapsulatedContentInfo(_ node: ASN1Node) throws -> (type: String, content: [UInt8]?) {
+        try BER.sequence(node, identifier: .sequence) { nodes in
+            defer { nodes.skipRemaining() }
+            let type = try nodes.required("eContentType", identifier: .objectIdentifier).oid()
+            let content = try BER.optionalExplicitlyTagged(&nodes, tagNumber: 0, tagClass: .contextSpecific) {
+                try $0.octetStringBytes()
+            }
+            guard content != nil || nodes.next() == nil else { throw ASN1Error.invalidASN1Object(reason: "eContent") }
+            return (type, content)
+        }
     }
 }
 
@@ -106,8 +129,7 @@ struct SignerInfo: Sendable {
     var signatureAlgorithm: AlgorithmIdentifier
     var signature: [UInt8]
 
-    init(node: ASN1Node) throws {
-        var fields = try node.children(.sequence, "SignerInfo").makeIterator()
+    private init(fields: inout ASN1NodeCollection.Iterator) throws {
         guard let versionNode = fields.next(), versionNode.identifier == .integer else {
             throw ASN1Error.invalidASN1Object(reason: "SignerInfo version missing")
         }
@@ -115,17 +137,17 @@ struct SignerInfo: Sendable {
         guard let sidNode = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "sid missing") }
         switch sidNode.identifier {
         case .sequence:
-            let parts = try sidNode.children(.sequence, "IssuerAndSerialNumber")
-            guard parts.count == 2, parts[1].identifier == .integer else {
-                throw ASN1Error.invalidASN1Object(reason: "IssuerAndSerialNumber")
+            sid = try BER.sequence(sidNode, identifier: .sequence) { parts in
+                let issuer = try DistinguishedName(node: parts.required("IssuerAndSerialNumber issuer"))
+                let serial = try parts.required("IssuerAndSerialNumber serialNumber", identifier: .integer).primitiveBytes()
+                return .issuerAndSerialNumber(issuer: issuer, serial: Array(serial))
             }
-            sid = .issuerAndSerialNumber(issuer: try DistinguishedName(node: parts[0]), serial: Array(try parts[1].primitiveBytes()))
         case .context(0):
             sid = .subjectKeyIdentifier(try sidNode.octetStringBytes(tag: .context(0)))
         default: throw ASN1Error.invalidASN1Object(reason: "SignerIdentifier")
         }
         guard let digestNode = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "digestAlgorithm missing") }
-        digestAlgorithm = try AlgorithmIdentifier(node: digestNode)
+        digestAlgorithm = try AlgorithmIdentifier(berEncoded: digestNode)
         guard var next = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "signatureAlgorithm missing") }
         signedAttributes = [:]
         if next.identifier == .context(0) {
@@ -134,23 +156,40 @@ struct SignerInfo: Sendable {
             guard der.count > 1, der[1] != 0x80 else { throw ASN1Error.invalidASN1Object(reason: "signedAttrs not DER") }
             der[0] = 0x31
             signedAttributesForSignature = der
-            for attribute in try next.children(.context(0), "signedAttrs") {
-                let parts = try attribute.children(.sequence, "Attribute")
-                guard parts.count == 2 else { throw ASN1Error.invalidASN1Object(reason: "Attribute") }
-                let type = try parts[0].oid()
-                guard signedAttributes[type] == nil else {
-                    throw ASN1Error.invalidASN1Object(reason: "signed attribute \(type) twice")
+            // Attribute ::= SEQUENCE { attrType OBJECT IDENTIFIER, attrValues SET OF AttributeValue }
+            var attributes: [String: [ASN1Node]] = [:]
+            try BER.set(next, identifier: .context(0)) { nodes in
+                while let attribute = nodes.next() {
+                    let (type, values) = try BER.sequence(attribute, identifier: .sequence) { parts in
+                        (try parts.required("Attribute attrType").oid(),
+                         try parts.required("Attribute attrValues").children(.set, "AttributeValues"))
+                    }
+                    guard attributes[type] == nil else {
+                        throw ASN1Error.invalidASN1Object(reason: "signed attribute \(type) twice")
+                    }
+                    attributes[type] = values
                 }
-                signedAttributes[type] = try parts[1].children(.set, "AttributeValues")
             }
+            signedAttributes = attributes
             guard let after = fields.next() else { throw ASN1Error.invalidASN1Object(reason: "signatureAlgorithm missing") }
             next = after
         }
-        signatureAlgorithm = try AlgorithmIdentifier(node: next)
+        signatureAlgorithm = try AlgorithmIdentifier(berEncoded: next)
         guard let signatureNode = fields.next(), signatureNode.identifier == .octetString else {
             throw SignedDataError.signatureMissing
         }
         signature = try signatureNode.octetStringBytes()
+    }
+}
+
+extension SignerInfo: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        self = try BER.sequence(rootNode, identifier: identifier) { fields in
+            defer { fields.skipRemaining() }  // unsignedAttrs
+            return try SignerInfo(fields: &fields)
+        }
     }
 }
 

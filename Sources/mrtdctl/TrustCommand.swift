@@ -31,7 +31,7 @@ struct TrustOptions: ParsableArguments {
         guard !all.isEmpty || trustTest || trustingTestCSCA else { return nil }
         var store = TrustStore.load(paths: all)
         if trustTest || trustingTestCSCA {
-            let csca = try Certificate(derEncoded: TestPKI.csca().derBytes)
+            let csca = try TestPKI.csca()
             store.addAnchor(csca, source: "certs/test/csca.pem (built in, TEST ONLY)", isTestMaterial: true)
         }
         return store

@@ -216,7 +216,7 @@ enum Simulation {
     static func store() throws -> TrustStore {
         var store = TrustStore()
         _ = store.addAnchor(
-            try Certificate(derEncoded: TestPKI.csca().derBytes), source: "certs/test (built in, TEST ONLY)",
+            try TestPKI.csca(), source: "certs/test (built in, TEST ONLY)",
             isTestMaterial: true)
         return store
     }

@@ -117,7 +117,7 @@ struct TestFailure: Error, CustomStringConvertible {
 /// Passive authentication in the daemon tests trusts the TEST-ONLY CSCA that signs the specimens.
 func testTrustStore() throws -> TrustStore {
     var store = TrustStore()
-    _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test CSCA", isTestMaterial: true)
+    _ = store.addAnchor(try TestPKI.csca(), source: "test CSCA", isTestMaterial: true)
     return store
 }
 

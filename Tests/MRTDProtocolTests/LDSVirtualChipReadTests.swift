@@ -12,7 +12,7 @@ import Testing
 
     static func store() throws -> TrustStore {
         var store = TrustStore()
-        store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test", isTestMaterial: true)
+        store.addAnchor(try TestPKI.csca(), source: "test", isTestMaterial: true)
         return store
     }
 

@@ -18,7 +18,7 @@ import Testing
 
     func testStore() throws -> TrustStore {
         var store = TrustStore()
-        store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test", isTestMaterial: true)
+        store.addAnchor(try TestPKI.csca(), source: "test", isTestMaterial: true)
         return store
     }
 

@@ -19,7 +19,7 @@ import Testing
 
     static func testTrust() throws -> TrustStore {
         var store = TrustStore()
-        _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "test CSCA", isTestMaterial: true)
+        _ = store.addAnchor(try TestPKI.csca(), source: "test CSCA", isTestMaterial: true)
         return store
     }
 

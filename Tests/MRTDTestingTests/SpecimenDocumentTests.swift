@@ -89,9 +89,9 @@ import Testing
     @Test func testDSCIsIssuedByTheTestCSCA() throws {
         let csca = try TestPKI.csca()
         let dsc = try TestPKI.dsc()
-        #expect(csca.subject.contains("mrtdd Test CSCA"))
-        #expect(csca.subject.contains("mrtdd TEST ONLY"))
-        #expect(dsc.subject.contains("mrtdd Test DSC"))
+        #expect(csca.subject.description.contains("mrtdd Test CSCA"))
+        #expect(csca.subject.description.contains("mrtdd TEST ONLY"))
+        #expect(dsc.subject.description.contains("mrtdd Test DSC"))
         #expect(dsc.issuer == csca.subject)
         #expect(csca.issuer == csca.subject)
     }

@@ -32,7 +32,7 @@ import MRTDVerification
     static let date = Date()
     static let trustStore: TrustStore = {
         var store = TrustStore()
-        _ = store.addAnchor(try! Certificate(derEncoded: TestPKI.csca().derBytes), source: "test", isTestMaterial: true)
+        _ = store.addAnchor(try! TestPKI.csca(), source: "test", isTestMaterial: true)
         return store
     }()
 

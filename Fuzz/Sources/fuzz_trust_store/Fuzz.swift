@@ -63,7 +63,7 @@ import MRTDVerification
         let dsc = try TestPKI.dsc()
         let masterList = try CMSSigner.sign(
             content: TLV.encode(tag: 0x30, children: [[0x02, 0x01, 0x00], TLV.encode(tag: 0x31, value: csca.derBytes)]),
-            eContentTypeOID: "2.23.136.1.1.2", certificate: dsc, privateKey: TestPKI.dscKey(), digest: .sha256)
+            eContentTypeOID: "2.23.136.1.1.2", certificateDER: dsc.derBytes, privateKey: TestPKI.dscKey(), digest: .sha256)
         let pki = try FixturePKI.make()
         let crl = try pki.crl(revoking: [pki.dscSerial])
         let base64 = Data(csca.derBytes).base64EncodedString()

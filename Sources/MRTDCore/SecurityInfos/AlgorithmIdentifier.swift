@@ -43,6 +43,17 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
         return AlgorithmIdentifier(algorithm: SecurityProtocolOID.dhPublicNumber, parameters: serializer.serializedBytes)
     }
 
+    /// Whether the parameters are absent or NULL (RFC 5754 §2 allows both for hashes).
+    public var hasNoParameters: Bool { parameters == nil || parameters == [0x05, 0x00] }
+
+    /// This identifier as a `DigestAlgorithmIdentifier` (RFC 5652 §10.1.1): hash algorithms take no
+    /// parameters; RFC 5754 §2 says to omit them but to accept NULL, which many issuers still write.
+    /// Anything else is rejected (`ASN1Error.unexpectedFieldType`).
+    public func checkedAsDigest() throws -> AlgorithmIdentifier {
+        if let parameters { _ = try ASN1Null(berEncoded: BER.parse(parameters)) }
+        return self
+    }
+
     /// The domain parameters these parameters describe.
     ///
     /// - Throws: `SecurityInfosError.malformedDomainParameters` when the parameters are not

@@ -55,12 +55,7 @@ public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Has
         } else {
             subjectPublicKey = publicKey
         }
-        var spki = DER.Serializer()
-        try spki.appendConstructedNode(identifier: .sequence) { [subjectPublicKey] coder in
-            try coder.serialize(algorithm)
-            try coder.serialize(ASN1BitString(bytes: ArraySlice(subjectPublicKey)))
-        }
-        subjectPublicKeyInfo = spki.serializedBytes
+        subjectPublicKeyInfo = try SubjectPublicKeyInfo(algorithm: algorithm, subjectPublicKey: subjectPublicKey).derEncoded()
         self.keyID = keyID
         rawBytes = []
         rawBytes = try derEncoded()
@@ -73,14 +68,8 @@ public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Has
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is neither id-PK-DH nor id-PK-ECDH")
             }
             let spkiNode = try requiredNode(&nodes, "SubjectPublicKeyInfo")
-            let (algorithm, key) = try BER.sequence(spkiNode, identifier: .sequence) { spki in
-                let algorithm = try AlgorithmIdentifier(berEncoded: &spki)
-                let key = try ASN1BitString(berEncoded: &spki)
-                guard key.paddingBits == 0 else {
-                    throw ASN1Error.invalidASN1Object(reason: "public key BIT STRING with unused bits")
-                }
-                return (algorithm, Array(key.bytes))
-            }
+            let spki = try SubjectPublicKeyInfo(berEncoded: spkiNode)
+            let (algorithm, key) = (spki.algorithm, spki.subjectPublicKey)
             let keyID = try optionalSmallInteger(&nodes, "ChipAuthenticationPublicKeyInfo keyId")
             return ChipAuthenticationPublicKeyInfo(
                 protocolOID: oid, subjectPublicKeyInfo: Array(spkiNode.encodedBytes), algorithm: algorithm,

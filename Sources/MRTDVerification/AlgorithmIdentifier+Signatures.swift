@@ -2,38 +2,17 @@ import MRTDCore
 import MRTDCrypto
 import SwiftASN1
 
-/// `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }`
-/// (RFC 5280 §4.1.1.2), with the mapping to the digests and signature schemes passive
-/// authentication accepts (Doc 9303-12 §7: SHA-1/SHA-2, RSA PKCS #1 v1.5, RSA-PSS, ECDSA).
-struct AlgorithmIdentifier: Sendable, Hashable {
-    /// The OBJECT IDENTIFIER's content octets (compared as encoded; the dotted form is made on demand).
-    let oidBytes: [UInt8]
-    /// The parameters as encoded (`nil` when absent).
-    let parameters: [UInt8]?
-
-    init(node: ASN1Node) throws {
-        let parts = try node.children(.sequence, "AlgorithmIdentifier")
-        guard let first = parts.first, parts.count <= 2, first.identifier == .objectIdentifier else {
-            throw ASN1Error.invalidASN1Object(reason: "AlgorithmIdentifier with \(parts.count) elements")
-        }
-        _ = try ASN1ObjectIdentifier(berEncoded: first)  // validates the encoding
-        oidBytes = Array(try first.primitiveBytes())
-        parameters = parts.count == 2 ? parts[1].bytes : nil
-    }
-
+/// The mapping from MRTDCore's ``AlgorithmIdentifier`` (RFC 5280 §4.1.1.2, parsed with swift-asn1)
+/// to the digests and signature schemes passive authentication accepts (Doc 9303-12 §7: SHA-1/SHA-2,
+/// RSA PKCS #1 v1.5, RSA-PSS, ECDSA).
+extension AlgorithmIdentifier {
     /// The dotted algorithm OID.
-    var oid: String {
-        (try? ASN1ObjectIdentifier(berEncoded: BER.parse([0x06, UInt8(oidBytes.count)] + oidBytes)).description) ?? oidBytes.hex
-    }
-
-    /// Whether the parameters are absent or NULL (RFC 5754 §2 allows both for hashes).
-    var hasNoParameters: Bool { parameters == nil || parameters == [0x05, 0x00] }
+    var oid: String { algorithm }
 
     /// The digest named by this identifier. MD5 and unknown hashes are refused.
     func digestAlgorithm() throws(AlgorithmError) -> DigestAlgorithm {
-        let key = BytesKey(oidBytes)
-        if Self.weakDigests.contains(key) { throw .notAllowed(oid) }
-        guard let digest = Self.digests[key] else { throw .unsupported(oid) }
+        if Self.weakDigests.contains(algorithm) { throw .notAllowed(oid) }
+        guard let digest = Self.digests[algorithm] else { throw .unsupported(oid) }
         guard hasNoParameters else { throw .badParameters(oid) }
         return digest
     }
@@ -42,7 +21,7 @@ struct AlgorithmIdentifier: Sendable, Hashable {
     /// `id-ecPublicKey`, as some SignerInfos carry) takes the hash from `defaultDigest` (the
     /// SignerInfo's digestAlgorithm); certificates pass `nil` and must name the hash.
     func signatureScheme(defaultDigest: DigestAlgorithm?) throws(AlgorithmError) -> SignatureScheme {
-        guard let entry = Self.signatures[BytesKey(oidBytes)] else { throw .unsupported(oid) }
+        guard let entry = Self.signatures[algorithm] else { throw .unsupported(oid) }
         switch entry {
         case .weak: throw .notAllowed(oid)
         case .pss: return try pssScheme()
@@ -65,8 +44,8 @@ struct AlgorithmIdentifier: Sendable, Hashable {
         case weak
     }
 
-    /// Looked up by encoded OID: no dotted strings on the verification path.
-    private static let signatures: [BytesKey: SignatureEntry] = {
+    /// Looked up by dotted OID.
+    private static let signatures: [String: SignatureEntry] = {
         let table: [(String, SignatureEntry)] = [
             ("1.2.840.113549.1.1.1", .rsa(nil)),  // rsaEncryption
             ("1.2.840.113549.1.1.5", .rsa(.sha1)), ("1.3.14.3.2.29", .rsa(.sha1)),
@@ -84,20 +63,19 @@ struct AlgorithmIdentifier: Sendable, Hashable {
             // md2/md4/md5WithRSAEncryption
             ("1.2.840.113549.1.1.2", .weak), ("1.2.840.113549.1.1.3", .weak), ("1.2.840.113549.1.1.4", .weak),
         ]
-        return Dictionary(uniqueKeysWithValues: table.map { (BytesKey(encodedOID($0.0)), $0.1) })
+        return Dictionary(uniqueKeysWithValues: table)
     }()
 
-    private static let digests: [BytesKey: DigestAlgorithm] = Dictionary(
-        uniqueKeysWithValues: DigestAlgorithm.allCases.map { (BytesKey(encodedOID($0.oid)), $0) })
+    private static let digests: [String: DigestAlgorithm] = Dictionary(
+        uniqueKeysWithValues: DigestAlgorithm.allCases.map { ($0.oid, $0) })
 
     /// MD2, MD4, MD5 (Doc 9303-12 §7 permits SHA-1 and SHA-2 only).
-    private static let weakDigests: Set<BytesKey> = Set(
-        ["1.2.840.113549.2.2", "1.2.840.113549.2.4", OID.md5].map { BytesKey(encodedOID($0)) })
+    private static let weakDigests: Set<String> = ["1.2.840.113549.2.2", "1.2.840.113549.2.4", OID.md5]
 
     /// MGF1 (RFC 8017 §B.2.1).
-    private static let mgf1 = encodedOID("1.2.840.113549.1.1.8")
+    private static let mgf1 = "1.2.840.113549.1.1.8"
 
-    /// The content octets of a dotted OID (X.690 §8.19), for the lookup tables.
+    /// The content octets of a dotted OID (X.690 §8.19).
     static func encodedOID(_ dotted: String) -> [UInt8] {
         ObjectIdentifierContent.encode(dotted) ?? []
     }
@@ -123,13 +101,13 @@ struct AlgorithmIdentifier: Sendable, Hashable {
                     throw AlgorithmError.badParameters(oid)
                 }
                 switch field.identifier {
-                case .context(0): digest = try AlgorithmIdentifier(node: value).digestAlgorithm()
+                case .context(0): digest = try AlgorithmIdentifier(berEncoded: value).digestAlgorithm()
                 case .context(1):
-                    let mgfID = try AlgorithmIdentifier(node: value)
-                    guard mgfID.oidBytes == Self.mgf1, let mgfParameters = mgfID.parameters else {
+                    let mgfID = try AlgorithmIdentifier(berEncoded: value)
+                    guard mgfID.algorithm == Self.mgf1, let mgfParameters = mgfID.parameters else {
                         throw AlgorithmError.unsupported(mgfID.oid)
                     }
-                    mgf = try AlgorithmIdentifier(node: BER.parse(mgfParameters)).digestAlgorithm()
+                    mgf = try AlgorithmIdentifier(berEncoded: BER.parse(mgfParameters)).digestAlgorithm()
                 case .context(2): salt = try Int(berEncoded: value)
                 case .context(3):
                     guard try Int(berEncoded: value) == 1 else { throw AlgorithmError.badParameters(oid) }
