@@ -72,6 +72,17 @@ public enum APIRequestDecoding {
         return format == "png"
     }
 
+    /// The `Last-Event-ID` of `GET /v1/events` (a reconnecting client's last event id): absent or
+    /// empty is none; otherwise decimal digits that fit 64 bits, or 400 `invalidRequest`.
+    public static func lastEventID(_ header: String?) throws(APIError) -> UInt64? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        guard header.utf8.count <= 20, header.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let id = UInt64(header) else {
+            throw .invalidRequest("Last-Event-ID must be an event id (decimal digits)")
+        }
+        return id
+    }
+
     /// A job id path parameter (at most 64 characters; anything else is no such job).
     public static func jobID(_ parameter: String?) throws(APIError) -> String {
         guard let id = parameter, id.count <= 64 else { throw .jobNotFound }

@@ -117,6 +117,11 @@ struct OpenAPIDocument {
         form.send(RobustnessTests.post(key, contentType: "text/plain"))
         let formAnswer = try #require(form.receiveAnswer())
         scenarios.append(("post", "/v1/reads", 415, { .init(status: formAnswer.status, headers: [("content-type", "application/json")], body: Array(formAnswer.body.utf8)) }))
+        // 400 on the event stream: a Last-Event-ID that is no event id (docs/events.md).
+        let resume = try RawSocket(path: daemon.socketPath)
+        resume.send("GET /v1/events HTTP/1.1\r\nHost: mrtdd\r\nLast-Event-ID: yesterday\r\n\r\n")
+        let resumeAnswer = try #require(resume.receiveAnswer())
+        scenarios.append(("get", "/v1/events", 400, { .init(status: resumeAnswer.status, headers: [("content-type", "application/json")], body: Array(resumeAnswer.body.utf8)) }))
         // 202, then 429 once two jobs wait (the limit is 2), then DELETE 200 and 204, then 404.
         scenarios.append(("post", "/v1/reads", 202, post(key.dropLast() + #","reader":"EMPTY"}"#)))
         scenarios.append(("post", "/v1/reads", 429, post(key)))
