@@ -54,13 +54,21 @@ public enum APIRequestDecoding {
         try ReadScheduler.timeout(seconds, cap: cap)
     }
 
-    /// `?wait=true` (or `1`) on `POST /v1/reads`.
-    static func waits(_ uri: URI) -> Bool {
-        uri.queryParameters.get("wait").map { $0 == "true" || $0 == "1" } ?? false
+    /// `?wait=true` on `POST /v1/reads`: `true` or `false` (a boolean, docs/openapi.yaml), absent is
+    /// false; any other value (`1` included, which once meant true) is 400 `invalidRequest`.
+    static func wait(_ uri: URI) throws(APIError) -> Bool {
+        switch uri.queryParameters.get("wait") {
+        case nil, "false": return false
+        case "true": return true
+        default: throw .invalidRequest("wait must be true or false")
+        }
     }
 
-    /// `waits(_:)` for a request target as sent (`/v1/reads?wait=true`).
-    public static func waits(uri: String) -> Bool { waits(URI(uri)) }
+    /// `wait(_:)` for a request target as sent (`/v1/reads?wait=true`).
+    public static func wait(uri: String) throws(APIError) -> Bool { try wait(URI(uri)) }
+
+    /// Whether `?wait` asks to wait (an invalid value does not: `wait(uri:)` refuses it).
+    public static func waits(uri: String) -> Bool { (try? wait(URI(uri))) ?? false }
 
     /// `wantsPNG(_:)` for a request target as sent.
     public static func wantsPNG(uri: String) throws(APIError) -> Bool { try wantsPNG(URI(uri)) }

@@ -110,6 +110,9 @@ struct OpenAPIDocument {
             ("get", "/v1/reads/{id}/images/{name}", 404, { try await client.send(.get, "/v1/reads/\(done.id)/images/portrait-1") }),
             ("get", "/v1/reads/{id}/images/{name}", 409, { try await client.send(.get, "/v1/reads/\(waiting.id)/images/portrait-1") }),
             ("get", "/metrics", 200, { try await client.send(.get, "/metrics") }),
+            // An id or name with an encoded '/' or '\\' is no path segment: nonCanonicalPath.
+            ("get", "/v1/reads/{id}", 400, { try await client.send(.get, "/v1/reads/a%2Fb") }),
+            ("get", "/v1/reads/{id}/images/{name}", 400, { try await client.send(.get, "/v1/reads/\(done.id)/images/a%5Cb") }),
             ("post", "/v1/reads", 400, post(#"{"access":{"can":"123456"},"accessPolicy":"bac"}"#)),
         ]
         // 415 needs a content type the client does not send: a raw request.
@@ -128,6 +131,7 @@ struct OpenAPIDocument {
         scenarios.append(("delete", "/v1/reads/{id}", 200, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
         scenarios.append(("delete", "/v1/reads/{id}", 204, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
         scenarios.append(("delete", "/v1/reads/{id}", 404, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
+        scenarios.append(("delete", "/v1/reads/{id}", 400, { try await client.send(.delete, "/v1/reads/%2e%2e") }))
 
         for scenario in scenarios {
             let answer = try await scenario.run()
