@@ -103,8 +103,6 @@ struct APIRoutes: Sendable {
             throw .malformedJSON("cannot parse")
         }
         guard let top = object as? [String: Any] else { throw .invalidRequest("the body must be a JSON object") }
-        // No field may be null (docs/openapi.yaml: none is nullable); JSONDecoder would take it as absent.
-        if let path = firstNull(in: top) { throw .invalidRequest("'\(path)' must not be null") }
         if let unknown = top.keys.sorted().first(where: { !ReadJobRequest.fields.contains($0) }) { throw .unknownField(unknown) }
         if let access = top["access"] as? [String: Any] {
             if let unknown = access.keys.sorted().first(where: { !ReadJobRequest.Access.fields.contains($0) }) {
@@ -126,20 +124,6 @@ struct APIRoutes: Sendable {
         } catch {
             throw .invalidRequest("cannot decode the request")
         }
-    }
-
-    /// The path (`access.mrz`, `dataGroups.0`) of the first null in a decoded JSON value, if any.
-    static func firstNull(in value: Any, at path: String = "") -> String? {
-        func child(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
-        switch value {
-        case is NSNull: return path
-        case let object as [String: Any]:
-            for key in object.keys.sorted() { if let found = firstNull(in: object[key]!, at: child(key)) { return found } }
-        case let array as [Any]:
-            for (index, element) in array.enumerated() { if let found = firstNull(in: element, at: child(String(index))) { return found } }
-        default: break
-        }
-        return nil
     }
 
     func face(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
