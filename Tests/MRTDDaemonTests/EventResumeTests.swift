@@ -202,7 +202,7 @@ import Testing
         let daemon = try await TestDaemon.start()
         let socket = try RawSocket(path: daemon.socketPath, receiveTimeout: 10)
         socket.send("GET /v1/events HTTP/1.1\r\nHost: mrtdd\r\nLast-Event-ID: \(header)\r\nConnection: close\r\n\r\n")
-        let answer = try #require(socket.receiveAnswer())
+        let answer = try #require(try await offPool { socket.receiveAnswer() })
         #expect(answer.status == 400)
         let body = try JSONDecoder().decode(APIError.Body.self, from: Data(answer.body.utf8))
         #expect(body.error == "invalidRequest" && body.message.contains("Last-Event-ID"))
