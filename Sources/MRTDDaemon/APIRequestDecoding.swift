@@ -85,13 +85,21 @@ public enum APIRequestDecoding {
         }
     }
 
-    /// `?wait=true` (or `1`) on `POST /v1/reads`.
-    static func waits(_ uri: URI) -> Bool {
-        uri.queryParameters.get("wait").map { $0 == "true" || $0 == "1" } ?? false
+    /// `?wait=true` on `POST /v1/reads`: `true` or `false` (a boolean, docs/openapi.yaml), absent is
+    /// false; any other value (`1` included, which once meant true) is 400 `invalidRequest`.
+    static func wait(_ uri: URI) throws(APIError) -> Bool {
+        switch uri.queryParameters.get("wait") {
+        case nil, "false": return false
+        case "true": return true
+        default: throw .invalidRequest("wait must be true or false")
+        }
     }
 
-    /// `waits(_:)` for a request target as sent (`/v1/reads?wait=true`).
-    public static func waits(uri: String) -> Bool { waits(URI(uri)) }
+    /// `wait(_:)` for a request target as sent (`/v1/reads?wait=true`).
+    public static func wait(uri: String) throws(APIError) -> Bool { try wait(URI(uri)) }
+
+    /// Whether `?wait` asks to wait (an invalid value does not: `wait(uri:)` refuses it).
+    public static func waits(uri: String) -> Bool { (try? wait(URI(uri))) ?? false }
 
     /// `wantsPNG(_:)` for a request target as sent.
     public static func wantsPNG(uri: String) throws(APIError) -> Bool { try wantsPNG(URI(uri)) }
@@ -101,6 +109,17 @@ public enum APIRequestDecoding {
         let format = uri.queryParameters.get("format")
         guard format == nil || format == "png" else { throw .invalidFormat }
         return format == "png"
+    }
+
+    /// The `Last-Event-ID` of `GET /v1/events` (a reconnecting client's last event id): absent or
+    /// empty is none; otherwise decimal digits that fit 64 bits, or 400 `invalidRequest`.
+    public static func lastEventID(_ header: String?) throws(APIError) -> UInt64? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        guard header.utf8.count <= 20, header.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let id = UInt64(header) else {
+            throw .invalidRequest("Last-Event-ID must be an event id (decimal digits)")
+        }
+        return id
     }
 
     /// A job id path parameter (at most 64 characters; anything else is no such job).

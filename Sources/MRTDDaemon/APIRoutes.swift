@@ -38,7 +38,7 @@ struct APIRoutes: Sendable {
         }
         router.get("/v1/reads/:id/face") { request, context in try await self.face(request, context) }
         router.get("/v1/reads/:id/images/:name") { _, context in try await self.image(context) }
-        router.get("/v1/events") { _, context in try self.eventStream(context) }
+        router.get("/v1/events") { request, context in try self.eventStream(request, context) }
         router.get("/metrics") { _, _ in await self.prometheus() }
         return router
     }
@@ -84,7 +84,7 @@ struct APIRoutes: Sendable {
         var bytes = body.readBytes(length: body.readableBytes) ?? []
         defer { secureWipeBytes(&bytes) }
         let order = try APIRequestDecoding.order(try Self.decode(bytes))
-        let wait = APIRequestDecoding.waits(request.uri)
+        let wait = try APIRequestDecoding.wait(request.uri)
         let created = try await scheduler.create(order, peer: context.peer)
         if wait {
             let finished = try await scheduler.waitUntilFinished(id: created.id, peer: context.peer)
@@ -156,10 +156,14 @@ struct APIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
     }
 
-    func eventStream(_ context: DaemonRequestContext) throws -> Response {
+    static let lastEventIDField = HTTPField.Name("Last-Event-ID")!
+
+    /// `GET /v1/events`; with `Last-Event-ID`, the kept events after it first (`EventBus`).
+    func eventStream(_ request: Request, _ context: DaemonRequestContext) throws -> Response {
         let peer = try Self.peer(context)
+        let lastEventID = try APIRequestDecoding.lastEventID(request.headers[Self.lastEventIDField])
         let channel = context.channel
-        let stream = try events.subscribe(peer: peer) { [logger = context.logger] in
+        let stream = try events.subscribe(peer: peer, lastEventID: lastEventID) { [logger = context.logger] in
             logger.notice("event subscriber dropped: it fell behind its buffer", metadata: ["uid": "\(peer.uid)"])
             channel?.close(promise: nil)
         }
@@ -167,7 +171,7 @@ struct APIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\n: mrtdd event stream\n\n"))
             for await event in stream {
-                try await writer.write(ByteBuffer(string: event.type == ":" ? ": keep-alive\n\n" : event.wireFormat))
+                try await writer.write(ByteBuffer(string: event.type == EventBus.keepAliveType ? ": keep-alive\n\n" : event.wireFormat))
             }
             try await writer.finish(nil)
         })
@@ -216,19 +220,30 @@ struct ErrorMiddleware: RouterMiddleware {
         } else if error.status.code >= 500 || error.status == .tooManyRequests {
             context.logger.notice("request refused", metadata: ["code": "\(error.code)", "path": "\(request.uri.path)"])
         }
-        return error.response(instance: request.uri.path)
+        var response = error.response(instance: request.uri.path)
+        // RFC 9110 §15.5.6: a 405 lists the methods the resource supports.
+        if error.status == .methodNotAllowed, let allowed = Self.allowedMethods(request.uri.path) {
+            response.headers[.allow] = allowed
+        }
+        return response
     }
 
     /// Whether a path names a resource (so a 404 from routing means the method is wrong).
     static func isKnownPath(_ path: String) -> Bool {
+        allowedMethods(path) != nil
+    }
+
+    /// The methods docs/openapi.yaml lists for a path (the `Allow` of a 405), nil for no resource.
+    static func allowedMethods(_ path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         switch parts.count {
-        case 1: return parts[0] == "metrics"
-        case 2: return parts[0] == "v1" && ["health", "readers", "reads", "events"].contains(String(parts[1]))
-        case 3: return parts[0] == "v1" && parts[1] == "reads"
-        case 4: return parts[0] == "v1" && parts[1] == "reads" && parts[3] == "face"
-        case 5: return parts[0] == "v1" && parts[1] == "reads" && parts[3] == "images"
-        default: return false
+        case 1 where parts[0] == "metrics": return "GET"
+        case 2 where parts[0] == "v1" && parts[1] == "reads": return "POST"
+        case 2 where parts[0] == "v1" && ["health", "readers", "events"].contains(String(parts[1])): return "GET"
+        case 3 where parts[0] == "v1" && parts[1] == "reads": return "GET, DELETE"
+        case 4 where parts[0] == "v1" && parts[1] == "reads" && parts[3] == "face": return "GET"
+        case 5 where parts[0] == "v1" && parts[1] == "reads" && parts[3] == "images": return "GET"
+        default: return nil
         }
     }
 }

@@ -65,14 +65,19 @@ public struct DaemonClient: Sendable {
     }
 
     /// Follows `GET /v1/events`. `onOpen` runs once the daemon has accepted the subscription (so
-    /// nothing published afterwards is missed). Ends when the daemon closes the stream.
-    public func events(onOpen: @escaping @Sendable () async -> Void = {}) -> AsyncThrowingStream<Event, any Error> {
+    /// nothing published afterwards is missed). Ends when the daemon closes the stream. With
+    /// `lastEventID` (an `id` of an event received before), the stream resumes after it: the kept
+    /// events after it first, or an `events.reset` event when they are lost (docs/openapi.yaml).
+    public func events(
+        lastEventID: String? = nil, onOpen: @escaping @Sendable () async -> Void = {}
+    ) -> AsyncThrowingStream<Event, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     let channel = try await connect()
                     try await channel.executeThenClose { inbound, outbound in
-                        try await Self.write(.get, "/v1/events", body: nil, to: outbound)
+                        try await Self.write(
+                            .get, "/v1/events", body: nil, headers: lastEventID.map { [("Last-Event-ID", $0)] } ?? [], to: outbound)
                         var parser = SSEParser()
                         for try await part in inbound {
                             switch part {
@@ -155,11 +160,13 @@ public struct DaemonClient: Sendable {
     }
 
     private static func write(
-        _ method: HTTPRequest.Method, _ path: String, body: [UInt8]?, to outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
+        _ method: HTTPRequest.Method, _ path: String, body: [UInt8]?, headers: [(String, String)] = [],
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
     ) async throws {
         var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method.rawValue), uri: path)
         head.headers.add(name: "Host", value: "mrtdd")
         head.headers.add(name: "Connection", value: "close")
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
         if let body {
             head.headers.add(name: "Content-Type", value: "application/json")
             head.headers.add(name: "Content-Length", value: "\(body.count)")

@@ -6,7 +6,7 @@ public struct DaemonEvent: Sendable, Equatable {
     public var type: String
     /// The JSON object sent as `data:`.
     public var data: String
-    /// Monotonic sequence number, sent as the SSE `id:`.
+    /// Monotonic sequence number, sent as the SSE `id:` (`EventBus`).
     public var sequence: UInt64 = 0
     /// Who may see the event: reader and card events are public; job events go to the job's owner
     /// (and root) only.
@@ -74,12 +74,28 @@ public enum EventPayload {
         public var error: String
         public var message: String
     }
+    /// `events.reset`: sent first to a client resuming with `Last-Event-ID` when the events after it
+    /// are lost. Ids are strings (as on the wire): they exceed what JSON numbers carry exactly.
+    public struct Reset: Codable, Sendable, Equatable {
+        /// `expired` (older than the kept history) or `unknownId` (no id of this run: a restart).
+        public var reason: String
+        public var lastEventId: String
+        /// The oldest id still kept, if any.
+        public var oldestId: String?
+    }
 }
 
 /// Fans events out to every `GET /v1/events` subscriber that may see them (job events to the
 /// job's owner and root, reader and card events to all). Synchronous and lock-based so that the
 /// order events are published in is the order every subscriber sees. A subscriber that falls
 /// `bufferSize` events behind (a stalled client) is dropped: its stream ends and its connection closes.
+///
+/// Every event gets the next id (`sequence`): ids increase by one per event within a run, and a
+/// run's first id is above any id of an earlier run (it starts from the start time in
+/// microseconds), so an id from before a restart is never taken for one of this run. The last
+/// `historySize` events are kept so that a client reconnecting with `Last-Event-ID: N` gets the
+/// events after N it may see before the live ones; when N is older than that history, or is no id
+/// of this run, it gets an `events.reset` event first instead (what it missed is lost).
 public final class EventBus: @unchecked Sendable {
     private struct Subscriber {
         var peer: PeerCredentials
@@ -89,14 +105,32 @@ public final class EventBus: @unchecked Sendable {
     private let lock = NSLock()
     private var subscribers: [UUID: Subscriber] = [:]
     private var quota: UIDQuota
-    private var sequence: UInt64 = 0
+    /// The id of the last event published (`firstSequence - 1` before any).
+    private var sequence: UInt64
+    /// The id of this run's first event.
+    public let firstSequence: UInt64
+    private var history: EventHistory
     private var closed = false
     private let bufferSize: Int
     private let dropped = Locked(0)
 
-    public init(maxSubscribers: Int, maxSubscribersPerUser: Int = .max, bufferSize: Int = 512) {
+    /// The type of the event that tells a resuming subscriber that events were lost.
+    public static let resetType = "events.reset"
+    /// The SSE type of keep-alives (sent as a comment, never numbered or kept).
+    static let keepAliveType = ":"
+
+    /// `historySize` events are kept for resumption; it is capped at `bufferSize` so a replay always
+    /// fits the new subscriber's buffer. `firstSequence` (tests) sets the first id.
+    public init(
+        maxSubscribers: Int, maxSubscribersPerUser: Int = .max, bufferSize: Int = 512, historySize: Int = 256,
+        firstSequence: UInt64? = nil
+    ) {
         quota = UIDQuota(limit: maxSubscribers, perUser: maxSubscribersPerUser)
         self.bufferSize = bufferSize
+        let start = firstSequence ?? UInt64(max(1, Date().timeIntervalSince1970 * 1_000_000))
+        self.firstSequence = max(1, start)
+        sequence = self.firstSequence - 1
+        history = EventHistory(capacity: max(0, min(historySize, bufferSize - 1)))
     }
 
     public var subscriberCount: Int { lock.withLock { subscribers.count } }
@@ -104,10 +138,18 @@ public final class EventBus: @unchecked Sendable {
     /// Subscribers dropped so far because they fell behind their buffer.
     public var droppedSubscribers: Int { dropped.current }
 
-    /// A new stream of every event from now on that `peer` may see. Throws `.tooManySubscribers`,
-    /// `.tooManySubscribersForUser` or `.shuttingDown`. `onDrop` runs when the subscriber is dropped
-    /// for falling behind (the API closes its connection: a stalled writer would never see the end).
-    public func subscribe(peer: PeerCredentials, onDrop: @escaping @Sendable () -> Void = {}) throws(SchedulerError) -> AsyncStream<DaemonEvent> {
+    /// The id of the last event published (`firstSequence - 1` before any).
+    public var lastSequence: UInt64 { lock.withLock { sequence } }
+
+    /// A new stream of every event from now on that `peer` may see. With `lastEventID` (the
+    /// `Last-Event-ID` of a reconnecting client), the stream starts with the kept events after it
+    /// that `peer` may see, or with an `events.reset` event when events after it are no longer kept
+    /// or the id is no id of this run. Throws `.tooManySubscribers`, `.tooManySubscribersForUser` or
+    /// `.shuttingDown`. `onDrop` runs when the subscriber is dropped for falling behind (the API
+    /// closes its connection: a stalled writer would never see the end).
+    public func subscribe(
+        peer: PeerCredentials, lastEventID: UInt64? = nil, onDrop: @escaping @Sendable () -> Void = {}
+    ) throws(SchedulerError) -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let id = UUID()
         let refusal: SchedulerError? = lock.withLock {
@@ -116,6 +158,11 @@ public final class EventBus: @unchecked Sendable {
             case .global?: return .tooManySubscribers
             case .perUser?: return .tooManySubscribersForUser
             case nil: break
+            }
+            // Replayed under the lock, before the subscriber is registered: nothing published
+            // meanwhile is missed or sent twice. The replay fits the buffer (capacity < bufferSize).
+            if let lastEventID {
+                for event in replay(after: lastEventID, for: peer) { continuation.yield(event) }
             }
             subscribers[id] = Subscriber(peer: peer, continuation: continuation, onDrop: onDrop)
             return nil
@@ -130,11 +177,32 @@ public final class EventBus: @unchecked Sendable {
         return stream
     }
 
+    /// What a subscriber resuming after `lastEventID` gets first (under the lock).
+    private func replay(after lastEventID: UInt64, for peer: PeerCredentials) -> [DaemonEvent] {
+        let oldestKept = history.first?.sequence ?? sequence + 1
+        let reason: String
+        if lastEventID < firstSequence - 1 || lastEventID > sequence {
+            reason = "unknownId"
+        } else if lastEventID + 1 < oldestKept {
+            reason = "expired"
+        } else {
+            return history.events(after: lastEventID).filter { $0.isVisible(to: peer) }
+        }
+        // Its id is the current one, so the client resumes from here next time.
+        var reset = DaemonEvent.make(Self.resetType, EventPayload.Reset(
+            reason: reason, lastEventId: String(lastEventID), oldestId: history.first.map { String($0.sequence) }))
+        reset.sequence = sequence
+        return [reset]
+    }
+
     public func publish(_ event: DaemonEvent) {
         let laggards: [Subscriber] = lock.withLock {
-            sequence += 1
             var numbered = event
-            numbered.sequence = sequence
+            if event.type != Self.keepAliveType {
+                sequence += 1
+                numbered.sequence = sequence
+                history.append(numbered)
+            }
             var behind: [Subscriber] = []
             for (id, subscriber) in subscribers where event.isVisible(to: subscriber.peer) {
                 if case .dropped = subscriber.continuation.yield(numbered) {
@@ -161,5 +229,36 @@ public final class EventBus: @unchecked Sendable {
             return subscribers.values.map(\.continuation)
         }
         for continuation in all { continuation.finish() }
+    }
+}
+
+/// The last `capacity` events, oldest first, in a fixed ring (memory stays bounded however long
+/// the daemon runs).
+struct EventHistory {
+    private var storage: [DaemonEvent] = []
+    private var start = 0
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        storage.reserveCapacity(capacity)
+    }
+
+    var count: Int { storage.count }
+    var first: DaemonEvent? { storage.isEmpty ? nil : storage[start] }
+
+    mutating func append(_ event: DaemonEvent) {
+        guard capacity > 0 else { return }
+        if storage.count < capacity {
+            storage.append(event)
+        } else {
+            storage[start] = event
+            start = (start + 1) % capacity
+        }
+    }
+
+    /// The kept events with an id above `sequence`, oldest first.
+    func events(after sequence: UInt64) -> [DaemonEvent] {
+        (0..<storage.count).map { storage[(start + $0) % storage.count] }.filter { $0.sequence > sequence }
     }
 }

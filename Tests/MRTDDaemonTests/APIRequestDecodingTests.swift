@@ -44,8 +44,12 @@ import Testing
 
     @Test func queryParametersAndPaths() throws {
         #expect(APIRequestDecoding.waits(uri: "/v1/reads?wait=true"))
-        #expect(APIRequestDecoding.waits(uri: "/v1/reads?wait=1"))
         #expect(!APIRequestDecoding.waits(uri: "/v1/reads?wait=yes"))
+        #expect(try !APIRequestDecoding.wait(uri: "/v1/reads?wait=false"))
+        #expect(try !APIRequestDecoding.wait(uri: "/v1/reads"))
+        for bad in ["yes", "-2.5e307", "", "TRUE", "1", "0"] {
+            #expect(throws: APIError.self, "wait=\(bad)") { try APIRequestDecoding.wait(uri: "/v1/reads?wait=\(bad)") }
+        }
         #expect(try APIRequestDecoding.wantsPNG(uri: "/v1/reads/x/face?format=png"))
         #expect(try !APIRequestDecoding.wantsPNG(uri: "/v1/reads/x/face"))
         #expect(throws: APIError.invalidFormat) { try APIRequestDecoding.wantsPNG(uri: "/v1/reads/x/face?format=gif") }

@@ -128,6 +128,9 @@ struct OpenAPIDocument {
             ("get", "/v1/reads/{id}/images/{name}", 404, { try await client.send(.get, "/v1/reads/\(done.id)/images/portrait-1") }),
             ("get", "/v1/reads/{id}/images/{name}", 409, { try await client.send(.get, "/v1/reads/\(waiting.id)/images/portrait-1") }),
             ("get", "/metrics", 200, { try await client.send(.get, "/metrics") }),
+            // An id or name with an encoded '/' or '\\' is no path segment: nonCanonicalPath.
+            ("get", "/v1/reads/{id}", 400, { try await client.send(.get, "/v1/reads/a%2Fb") }),
+            ("get", "/v1/reads/{id}/images/{name}", 400, { try await client.send(.get, "/v1/reads/\(done.id)/images/a%5Cb") }),
             ("post", "/v1/reads", 400, post(#"{"access":{"can":"123456"},"accessPolicy":"bac"}"#)),
         ]
         // 415 needs a content type the client does not send: a raw request.
@@ -135,12 +138,18 @@ struct OpenAPIDocument {
         form.send(RobustnessTests.post(key, contentType: "text/plain"))
         let formAnswer = try #require(form.receiveAnswer())
         scenarios.append(("post", "/v1/reads", 415, { .init(status: formAnswer.status, headers: [("content-type", "application/json")], body: Array(formAnswer.body.utf8)) }))
+        // 400 on the event stream: a Last-Event-ID that is no event id (docs/events.md).
+        let resume = try RawSocket(path: daemon.socketPath)
+        resume.send("GET /v1/events HTTP/1.1\r\nHost: mrtdd\r\nLast-Event-ID: yesterday\r\n\r\n")
+        let resumeAnswer = try #require(try await offPool { resume.receiveAnswer() })
+        scenarios.append(("get", "/v1/events", 400, { .init(status: resumeAnswer.status, headers: [("content-type", "application/json")], body: Array(resumeAnswer.body.utf8)) }))
         // 202, then 429 once two jobs wait (the limit is 2), then DELETE 200 and 204, then 404.
         scenarios.append(("post", "/v1/reads", 202, post(key.dropLast() + #","reader":"EMPTY"}"#)))
         scenarios.append(("post", "/v1/reads", 429, post(key)))
         scenarios.append(("delete", "/v1/reads/{id}", 200, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
         scenarios.append(("delete", "/v1/reads/{id}", 204, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
         scenarios.append(("delete", "/v1/reads/{id}", 404, { try await client.send(.delete, "/v1/reads/\(waiting.id)") }))
+        scenarios.append(("delete", "/v1/reads/{id}", 400, { try await client.send(.delete, "/v1/reads/%2e%2e") }))
 
         // Answers read off a raw socket (their headers are not kept).
         let rawAnswers: Set<String> = ["post /v1/reads 415"]
@@ -198,6 +207,37 @@ struct OpenAPIDocument {
                 #expect(covered.contains(key) || Self.exempt.contains(key), "documented but untested: \(key)")
             }
         }
+        try await daemon.stop()
+    }
+}
+
+/// What schemathesis' unsupported_method check asks (scripts/test-api): a method a path does not
+/// list is 405 with `Allow` naming the methods docs/openapi.yaml lists for it (RFC 9110 §15.5.6).
+@Suite(.serialized) struct UnlistedMethodTests {
+    @Test(arguments: [
+        ("PUT", "/v1/health", "GET"), ("POST", "/v1/readers", "GET"), ("GET", "/v1/reads", "POST"),
+        ("OPTIONS", "/v1/reads", "POST"), ("PATCH", "/v1/reads/abc", "GET, DELETE"), ("POST", "/v1/reads/abc/face", "GET"),
+        ("DELETE", "/v1/reads/abc/images/portrait-1", "GET"), ("POST", "/v1/events", "GET"), ("DELETE", "/metrics", "GET"),
+    ])
+    func anUnlistedMethodIs405WithAllow(method: String, path: String, allowed: String) async throws {
+        let daemon = try await TestDaemon.start()
+        let socket = try RawSocket(path: daemon.socketPath, receiveTimeout: 10)
+        socket.send("\(method) \(path) HTTP/1.1\r\nHost: mrtdd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        // Blocking reads off the cooperative pool, which the in-process daemon needs.
+        let text = try await offPool { socket.receiveAll() }
+        #expect(text.hasPrefix("HTTP/1.1 405"), "\(method) \(path): \(text.prefix(80))")
+        let allow = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("allow:") }
+        #expect(allow.map { $0.dropFirst("allow:".count).trimmingCharacters(in: .whitespaces) } == allowed)
+        #expect(text.contains(#""error":"methodNotAllowed""#))
+        try await daemon.stop()
+    }
+
+    @Test func anUnknownPathIs404WithoutAllow() async throws {
+        let daemon = try await TestDaemon.start()
+        let socket = try RawSocket(path: daemon.socketPath, receiveTimeout: 10)
+        socket.send("PUT /v2/nothing HTTP/1.1\r\nHost: mrtdd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let text = try await offPool { socket.receiveAll() }
+        #expect(text.hasPrefix("HTTP/1.1 404") && !text.lowercased().contains("\r\nallow:"))
         try await daemon.stop()
     }
 }

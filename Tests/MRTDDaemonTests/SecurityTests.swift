@@ -68,14 +68,14 @@ import Glibc
     }
 
     /// A long-running curl as `uid` (an event stream), its output collected in a file.
-    static func follow(as uid: UInt32, _ path: String, socket: String, output: URL, seconds: Int) throws -> Process {
+    static func follow(as uid: UInt32, _ path: String, socket: String, output: URL, seconds: Int, headers: [String] = []) throws -> Process {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         chmod(output.path, 0o666)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/curl", "-s", "-N", "--path-as-is",
-                             "--max-time", "\(seconds)", "--unix-socket", socket, "-o", output.path, "-w", "\n%{http_code}",
-                             "http://mrtdd" + path]
+                             "--max-time", "\(seconds)", "--unix-socket", socket, "-o", output.path, "-w", "\n%{http_code}"]
+            + headers.flatMap { ["-H", $0] } + ["http://mrtdd" + path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -127,7 +127,7 @@ import NIOHTTP1
                 refused(error, "job id")
             }
         }
-        _ = APIRequestDecoding.waits(uri: head.uri)
+        _ = try? APIRequestDecoding.wait(uri: head.uri)
         do {
             _ = try APIRequestDecoding.wantsPNG(uri: head.uri)
         } catch {

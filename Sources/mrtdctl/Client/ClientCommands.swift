@@ -31,11 +31,24 @@ enum DaemonReaders {
 struct Events: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Follow the daemon's events (one line per event: type and JSON).")
     @OptionGroup var daemon: DaemonOptions
+    @Option(name: .customLong("last-event-id"), help: ArgumentHelp(
+        "Resume after this event id (as --ids prints it): the daemon's kept events after it come first, or an events.reset event when they are lost.",
+        valueName: "id"))
+    var lastEventID: String?
+    @Flag(help: "Start each line with the event's id (what --last-event-id takes).")
+    var ids = false
+
+    func validate() throws {
+        if let lastEventID, (try? APIRequestDecoding.lastEventID(lastEventID)) == nil || lastEventID.isEmpty {
+            throw ValidationError("--last-event-id must be an event id (decimal digits)")
+        }
+    }
 
     func run() async throws {
         try await reportingDaemonErrors {
-            for try await event in daemon.client.events() {
-                FileHandle.standardOutput.write(Data("\(event.type) \(event.data)\n".utf8))
+            for try await event in daemon.client.events(lastEventID: lastEventID) {
+                let prefix = ids ? "\(event.id ?? "-") " : ""
+                FileHandle.standardOutput.write(Data("\(prefix)\(event.type) \(event.data)\n".utf8))
             }
         }
     }
