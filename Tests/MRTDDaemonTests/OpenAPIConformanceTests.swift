@@ -152,7 +152,7 @@ struct OpenAPIDocument {
         scenarios.append(("delete", "/v1/reads/{id}", 400, { try await client.send(.delete, "/v1/reads/%2e%2e") }))
 
         // Answers read off a raw socket (their headers are not kept).
-        let rawAnswers: Set<String> = ["post /v1/reads 415"]
+        let rawAnswers: Set<String> = ["post /v1/reads 415", "get /v1/events 400"]
         for scenario in scenarios {
             let answer = try await scenario.run()
             let operation = OpenAPIDocument.Operation(path: scenario.template, method: scenario.method)
@@ -182,7 +182,12 @@ struct OpenAPIDocument {
                 if !rawAnswers.contains(label) {
                     // The request path (no query), on the path the scenario asked for.
                     let prefix = String(scenario.template.prefix { $0 != "{" })
-                    #expect(problem.instance.map { $0.hasPrefix(prefix) && !$0.contains("?") } == true, "\(label): instance \(problem.instance ?? "nil")")
+                    if problem.error == ErrorCode.nonCanonicalPath.rawValue {
+                        // A path refused as non-canonical is not echoed back (README, problem details).
+                        #expect(problem.instance == nil, "\(label): instance \(problem.instance ?? "nil")")
+                    } else {
+                        #expect(problem.instance.map { $0.hasPrefix(prefix) && !$0.contains("?") } == true, "\(label): instance \(problem.instance ?? "nil")")
+                    }
                 }
             }
         }
