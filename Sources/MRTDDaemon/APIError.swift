@@ -21,10 +21,7 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
     public var description: String { "\(status.code) \(code): \(message)" }
 
     /// The JSON body every error carries.
-    public struct Body: Codable, Sendable, Equatable {
-        public var error: String
-        public var message: String
-    }
+    public typealias Body = APIErrorBody
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         APIError.response(status: status, code: code, message: message)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MRTDCore
-import MRTDDaemon
+import MRTDClient
 import MRTDProtocol
 
 /// `mrtdctl health`.

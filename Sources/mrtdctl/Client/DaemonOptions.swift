@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MRTDDaemon
+import MRTDClient
 
 /// `--socket`: where mrtdd listens (also `MRTDD_SOCKET`).
 struct DaemonOptions: ParsableArguments {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import MRTDCrypto
-import MRTDDaemon
+import MRTDClient
 import NIOCore
 
 /// The console's HTTP server on 127.0.0.1: the page, and a handful of routes proxied to mrtdd's

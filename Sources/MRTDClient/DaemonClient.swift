@@ -214,11 +214,11 @@ struct SSEParser {
 public enum DaemonClientError: Error, Sendable, CustomStringConvertible {
     case cannotConnect(String, String)
     case connectionClosed
-    case api(status: Int, APIError.Body)
+    case api(status: Int, APIErrorBody)
     case malformedAnswer(String)
 
     static func from(_ answer: DaemonClient.Answer) -> DaemonClientError {
-        if let body = try? JSONDecoder().decode(APIError.Body.self, from: Data(answer.body)) {
+        if let body = try? JSONDecoder().decode(APIErrorBody.self, from: Data(answer.body)) {
             return .api(status: answer.status, body)
         }
         return .api(status: answer.status, .init(error: "http\(answer.status)", message: "HTTP status \(answer.status)"))
