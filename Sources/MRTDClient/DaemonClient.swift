@@ -217,7 +217,7 @@ public enum DaemonClientError: Error, Sendable, CustomStringConvertible {
     case api(status: Int, APIErrorBody)
     case malformedAnswer(String)
 
-    static func from(_ answer: DaemonClient.Answer) -> DaemonClientError {
+    public static func from(_ answer: DaemonClient.Answer) -> DaemonClientError {
         if let body = try? JSONDecoder().decode(APIErrorBody.self, from: Data(answer.body)) {
             return .api(status: answer.status, body)
         }
