@@ -9,6 +9,9 @@ import NIOPosix
 public struct DaemonClient: Sendable {
     public let socketPath: String
 
+    /// Where the daemon listens unless configured otherwise (`socket` in docs/configuration.md).
+    public static let defaultSocketPath = "/run/mrtdd/mrtdd.sock"
+
     public init(socketPath: String) {
         self.socketPath = socketPath
     }

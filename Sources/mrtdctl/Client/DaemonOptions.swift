@@ -8,7 +8,7 @@ struct DaemonOptions: ParsableArguments {
     var socketPath: String?
 
     var client: DaemonClient {
-        DaemonClient(socketPath: socketPath ?? ProcessInfo.processInfo.environment["MRTDD_SOCKET"] ?? DaemonConfiguration().socketPath)
+        DaemonClient(socketPath: socketPath ?? ProcessInfo.processInfo.environment["MRTDD_SOCKET"] ?? DaemonClient.defaultSocketPath)
     }
 }
 
