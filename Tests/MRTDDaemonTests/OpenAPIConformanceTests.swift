@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import MRTDClient
 @testable import MRTDDaemon
 
 /// The subset of docs/openapi.yaml the conformance test checks: per path and method, the documented
