@@ -16,8 +16,21 @@ import Testing
 
     static var keyLines: [(name: String, line: String)] {
         let keys = keyFiles.map { ($0, (try? Fixtures.text($0)) ?? "") }
+        // The first two lines hold the private scalar; the last ones hold the public point, which the
+        // (public) certificates carry too.
         return keys.flatMap { name, pem in
-            pem.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("-----") && $0.count >= 40 }.map { (name, $0) }
+            pem.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("-----") }.prefix(2).map { (name, $0) }
+        }
+    }
+
+    /// The start of each key's DER (PKCS #8 header and the whole private scalar): the key embedded
+    /// as bytes rather than as PEM text.
+    static var keyDERPrefixes: [(name: String, bytes: Data)] {
+        keyFiles.compactMap { name in
+            guard let pem = try? Fixtures.text(name) else { return nil }
+            let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+            guard let der = Data(base64Encoded: body) else { return nil }
+            return (name, der.prefix(80))
         }
     }
 
@@ -38,7 +51,8 @@ import Testing
 
     @Test func theKeyLinesAreTheRealOnes() throws {
         // The check below is only as good as its needles: they must be the keys' own lines.
-        #expect(Self.keyLines.count >= 10)
+        #expect(Self.keyLines.count == 10)
+        #expect(Self.keyDERPrefixes.count == 5)
         // The embedded DSC key (TestPKI, what `--simulate` signed with before) is the file's key.
         #expect(Self.keyLines.filter { $0.name == "certs/test/dsc.key.pem" }.allSatisfy { TestPKI.dscPrivateKeyPEM.contains($0.line) })
     }
@@ -61,6 +75,9 @@ import Testing
             #expect(data.count > 1_000_000, "\(path) is not a real build")
             for (name, line) in Self.keyLines {
                 #expect(!Self.find(line, in: data), "\(kind) \(binary) contains the TEST-ONLY private key \(name)")
+            }
+            for (name, prefix) in Self.keyDERPrefixes {
+                #expect(data.range(of: prefix) == nil, "\(kind) \(binary) contains the TEST-ONLY private key \(name) as DER")
             }
             for marker in Self.markers {
                 #expect(!Self.find(marker, in: data), "\(kind) \(binary) contains the marker \(marker)")
