@@ -151,6 +151,6 @@ let package = Package(
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
+        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders"]),
     ]
 )
