@@ -53,18 +53,27 @@ extension SimulationPKI {
         guard ownedByUs(directory) else { return }
         let name = Array(DigestAlgorithm.sha256.hash(csca.derBytes).prefix(16)).hex + ".der"
         try? Data(csca.derBytes).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
+        // Keep the newest sessions only: the directory does not grow with every run.
+        for (path, _) in publishedFiles(directory).dropFirst(keptSessions) { try? manager.removeItem(atPath: path) }
     }
 
-    /// The published CSCAs (path, DER), newest first, at most 256; none from a directory another user owns.
+    /// How many session CSCAs `--trust-test` keeps and trusts.
+    static let keptSessions = 256
+
+    /// The `.der` files of `directory`, newest first.
+    private static func publishedFiles(_ directory: String) -> [(String, Date)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".der") }.map { directory + "/" + $0 }.map { path in
+            (path, (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast)
+        }.sorted { $0.1 > $1.1 }
+    }
+
+    /// The published CSCAs (path, DER), newest first, at most ``keptSessions``; none from a directory
+    /// another user owns.
     public static func publishedCSCAs() -> [(path: String, der: [UInt8])] {
         let directory = publishedCSCADirectory
-        guard ownedByUs(directory),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        let files = names.filter { $0.hasSuffix(".der") }.map { directory + "/" + $0 }
-        let dated = files.map { path in
-            (path, (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast)
-        }
-        return dated.sorted { $0.1 > $1.1 }.prefix(256).compactMap { path, _ in
+        guard ownedByUs(directory) else { return [] }
+        return publishedFiles(directory).prefix(keptSessions).compactMap { path, _ in
             FileManager.default.contents(atPath: path).map { (path, [UInt8]($0)) }
         }
     }
