@@ -13,12 +13,18 @@ let package = Package(
         .library(name: "MRTDProtocol", targets: ["MRTDProtocol"]),
         .library(name: "MRTDReaders", targets: ["MRTDReaders"]),
         .library(name: "MRTDVerification", targets: ["MRTDVerification"]),
+        .library(name: "MRTDTranscript", targets: ["MRTDTranscript"]),
+        .library(name: "MRTDSimulation", targets: ["MRTDSimulation"]),
+        .library(name: "MRTDClient", targets: ["MRTDClient"]),
+        // TEST-ONLY (for Tests/, Fuzz/, Benchmarks/): no product target may depend on it (scripts/check-deps).
         .library(name: "MRTDTesting", targets: ["MRTDTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already resolved for Hummingbird; MRTDClient names it directly (HTTP methods) without the server.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -56,23 +62,52 @@ let package = Package(
         .target(
             name: "MRTDReaders",
             dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"]),
+        // Transcripts (docs/transcripts.md): the recorded read, the recording and scripted transports,
+        // replay. Product code: `mrtdctl read --record`, `replay`, the daemon's record-directory.
+        .target(
+            name: "MRTDTranscript",
+            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDProtocol"]),
+        // `--simulate` only: the virtual chip, the specimen documents, the virtual reader backend and
+        // the per-process simulation PKI. Holds no private key (scripts/check-deps, tests of the binaries).
+        .target(
+            name: "MRTDSimulation",
+            dependencies: [
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]),
+        // The daemon's socket API as a client sees it: the API models, the error body, the client, the
+        // one version of both executables. No server code (no Hummingbird).
+        .target(
+            name: "MRTDClient",
+            dependencies: [
+                "MRTDCore", "MRTDProtocol", "MRTDReaders",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
+        // TEST-ONLY below: scripts/check-deps fails when a product target (mrtdd, mrtdctl and all they
+        // reach) depends on one of these.
         // posix_openpt for the PN532 emulator (XSI functions the Glibc module leaves out).
         .target(name: "CPseudoTerminal", path: "Sources/CPseudoTerminal"),
+        // pcscd/vpcd and PN532 harnesses, SoftHSM, the fixed TEST-ONLY keys of certs/test and
+        // certs/test-eac, passive-authentication fixture builders; re-exports MRTDSimulation and
+        // MRTDTranscript for the tests.
         .target(
             name: "MRTDTesting",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "CPseudoTerminal",
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDSimulation",
+                "MRTDTranscript", "CPseudoTerminal",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]),
         // The daemon: reader monitor, read scheduler, API server (Hummingbird over a Unix socket),
-        // configuration, events, and the one place errors become API codes. Also the socket client
-        // mrtdctl uses.
+        // configuration, events, and the one place errors become API codes.
         .target(
             name: "MRTDDaemon",
             dependencies: [
-                // MRTDTesting for `Transcript`: `record-directory` writes the same transcripts as
-                // `mrtdctl read --record` (docs/transcripts.md).
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDTesting",
+                // MRTDTranscript: `record-directory` writes the same transcripts as `mrtdctl read --record`.
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDTranscript",
+                "MRTDClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -86,16 +121,19 @@ let package = Package(
         .executableTarget(
             name: "mrtdd",
             dependencies: [
-                "MRTDDaemon", "MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDVerification", "MRTDCore",
+                "MRTDDaemon", "MRTDClient", "MRTDReaders", "MRTDSimulation", "MRTDProtocol", "MRTDVerification",
+                "MRTDCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The client and direct reader: never the daemon module (scripts/check-deps).
         .executableTarget(
             name: "mrtdctl",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDTesting", "MRTDVerification",
-                "MRTDDaemon",
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDTranscript",
+                "MRTDSimulation", "MRTDClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // `mrtdctl console` serves its page on 127.0.0.1 (docs/console.md).
+                // `mrtdctl console` serves its page on 127.0.0.1 (docs/console.md): the console's own
+                // server, not the daemon's.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -113,6 +151,6 @@ let package = Package(
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
+        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders"]),
     ]
 )

@@ -35,12 +35,8 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
 
     public var description: String { "\(status.code) \(code): \(message)" }
 
-    /// The JSON of a job's `error` (`{"error": code, "message": message}`), and the members every
-    /// error answer starts with.
-    public struct Body: Codable, Sendable, Equatable {
-        public var error: String
-        public var message: String
-    }
+    /// The JSON body every error carries.
+    public typealias Body = APIErrorBody
 
     /// An error answer: RFC 9457 problem details that keep `error` and `message` (the fields clients
     /// had before problem details; `detail` repeats `message`, `title` is the status's reason phrase).

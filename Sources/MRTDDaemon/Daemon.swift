@@ -28,7 +28,7 @@ public final class Daemon: Sendable {
     private let group = Locked<ServiceGroup?>(nil)
     private let stopRequested = Locked(false)
     /// This build's version, reported by `GET /v1/health`.
-    public static let version = "0.2.0"
+    public static let version = MRTDVersion.string
 
     /// - Parameters:
     ///   - address: where to listen; by default the socket systemd passed, else `configuration.socketPath`.

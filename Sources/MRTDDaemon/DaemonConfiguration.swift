@@ -11,7 +11,7 @@ public import MRTDProtocol
 /// take an optional unit: `90`, `90s`, `5m`, `1h`. See `docs/configuration.md`.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// Where the daemon listens, unless systemd passes a socket (`LISTEN_FDS`).
-    public var socketPath = "/run/mrtdd/mrtdd.sock"
+    public var socketPath = DaemonClient.defaultSocketPath
     /// The group owning the socket (when the group exists); mode is `socketMode`.
     public var socketGroup = "mrtd"
     public var socketMode: UInt16 = 0o660

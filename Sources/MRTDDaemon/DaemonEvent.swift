@@ -43,48 +43,6 @@ public struct DaemonEvent: Sendable, Equatable {
     }
 }
 
-/// Payloads of the events, as in docs/openapi.yaml.
-public enum EventPayload {
-    public struct Reader: Codable, Sendable, Equatable {
-        public var reader: String
-        public var backend: String?
-    }
-    public struct Card: Codable, Sendable, Equatable {
-        public var reader: String
-        /// The ATR (hex), which identifies the chip type, not the document.
-        public var atr: String?
-    }
-    public struct Progress: Codable, Sendable, Equatable {
-        public var id: String
-        public var reader: String
-        public var phase: String
-        public var file: String?
-        public var percent: Int
-    }
-    public struct Finished: Codable, Sendable, Equatable {
-        public var id: String
-        public var reader: String?
-        /// The result's status: `valid`, `invalid`, `unverified`.
-        public var status: String
-        public var durationMs: Double
-    }
-    public struct Failed: Codable, Sendable, Equatable {
-        public var id: String
-        public var reader: String?
-        public var error: String
-        public var message: String
-    }
-    /// `events.reset`: sent first to a client resuming with `Last-Event-ID` when the events after it
-    /// are lost. Ids are strings (as on the wire): they exceed what JSON numbers carry exactly.
-    public struct Reset: Codable, Sendable, Equatable {
-        /// `expired` (older than the kept history) or `unknownId` (no id of this run: a restart).
-        public var reason: String
-        public var lastEventId: String
-        /// The oldest id still kept, if any.
-        public var oldestId: String?
-    }
-}
-
 /// Fans events out to every `GET /v1/events` subscriber that may see them (job events to the
 /// job's owner and root, reader and card events to all). Synchronous and lock-based so that the
 /// order events are published in is the order every subscriber sees. A subscriber that falls

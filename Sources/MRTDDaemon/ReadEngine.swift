@@ -3,7 +3,7 @@ public import MRTDCore
 public import MRTDProtocol
 public import MRTDVerification
 import MRTDReaders
-import MRTDTesting
+import MRTDTranscript
 
 /// The access secret of one job. Held only while the job waits or reads; `wipe()` drops it the
 /// moment the read ends. (Swift strings cannot be zeroed in place: dropping the last reference is
@@ -120,18 +120,18 @@ public struct StandardReadEngine: ReadEngine {
             if let transport = first.take() { return transport }
             return try await reconnect()
         }
-        guard let recording = parameters.recording else {
-            return await DocumentReader.read(connect: connect, options: options, progress: progress)
-        }
         // The same recording as `mrtdctl read --record` (a reconnecting read, every link in one transcript).
         let connection = transport as? any CardConnection
         let reader = Transcript.Reader(
             name: connection?.reader.name ?? "unknown", backend: connection?.reader.backend.rawValue ?? "unknown",
             capabilities: transport.capabilities)
-        let recorded = await Transcript.record(
-            connect: connect, reader: reader, atr: connection?.atr, options: options, progress: progress)
-        recording.directory.save(recorded.transcript, job: recording.job, started: recording.started)
-        return recorded.read
+        let (read, transcript) = await Transcript.read(
+            .reconnecting(connect), reader: reader, atr: connection?.atr, options: options,
+            recording: parameters.recording != nil, progress: progress)
+        if let recording = parameters.recording, let transcript {
+            recording.directory.save(transcript, job: recording.job, started: recording.started)
+        }
+        return read
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-import MRTDTesting
+import MRTDTranscript
 import Synchronization
 
 /// Writes the transcript of every chip session the daemon runs into one directory

@@ -8,11 +8,11 @@ import MRTDVerification
 /// operator explicitly asked for the test trust store (`--trust certs/test`).
 public enum TestPKI {
     /// `certs/test/csca.pem`: `C=UT, O=mrtdd TEST ONLY, CN=mrtdd Test CSCA`, ECDSA P-256.
-    public static var cscaCertificatePEM: String { SpecimenAssets.cscaCertificatePEM }
+    public static var cscaCertificatePEM: String { TestTrust.cscaCertificatePEM }
     /// `certs/test/dsc.pem`: `C=UT, O=mrtdd TEST ONLY, CN=mrtdd Test DSC`, issued by the test CSCA.
-    public static var dscCertificatePEM: String { SpecimenAssets.dscCertificatePEM }
+    public static var dscCertificatePEM: String { TestPKIAssets.dscCertificatePEM }
     /// `certs/test/dsc.key.pem`: the test DSC's private key (PKCS#8 PEM).
-    public static var dscPrivateKeyPEM: String { SpecimenAssets.dscPrivateKeyPEM }
+    public static var dscPrivateKeyPEM: String { TestPKIAssets.dscPrivateKeyPEM }
 
     /// The test CSCA certificate.
     public static func csca() throws -> Certificate {

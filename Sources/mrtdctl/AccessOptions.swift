@@ -2,7 +2,8 @@ import ArgumentParser
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 extension AccessPolicy: ExpressibleByArgument {}
 

@@ -1,7 +1,8 @@
 import ArgumentParser
 import MRTDCore
 import MRTDCrypto
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 /// Chip and Active Authentication on the virtual chip (with --simulate): DG14/DG15 and their keys.
 struct AuthenticationSimulationOptions: ParsableArguments {

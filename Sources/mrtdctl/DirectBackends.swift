@@ -1,12 +1,9 @@
 import MRTDReaders
 
-/// The reader backends `--direct` uses, in order of preference. Add a backend here (one line) and
-/// `readers --direct` and `read --direct` pick it up.
+/// The reader backends `--direct` uses, in order of preference: the daemon's factory
+/// (`ReaderBackendFactory`), so `readers --direct` and `read --direct` see what the daemon sees.
 enum DirectBackends {
     static func all() -> [any ReaderBackend] {
-        [
-            PCSCBackend(),
-            LibNFCBackend(),
-        ]
+        ReaderBackendFactory.make(ReaderBackendFactory.directKinds)
     }
 }

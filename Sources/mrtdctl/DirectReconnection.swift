@@ -3,7 +3,8 @@ import Foundation
 import MRTDCore
 import MRTDProtocol
 import MRTDReaders
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 extension DirectReadOptions {
     /// Finds the reader, connects, and reads with reconnection: a card lost mid-read is read again
@@ -18,20 +19,14 @@ extension DirectReadOptions {
             let first = try await backend.connect(reader: name)
             let holder = ReconnectingCardSource(first: first, backend: backend, reader: name)
             let read: DocumentReader.Read
-            if let record {
-                let recorded = await Transcript.record(
-                    connect: { try await holder.next() },
+            do {
+                read = try await RecordedRead.run(
+                    .reconnecting({ try await holder.next() }),
                     reader: .init(name: first.reader.name, backend: first.reader.backend.rawValue, capabilities: first.capabilities),
-                    atr: first.atr, options: options)
-                read = recorded.read
-                do {
-                    try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
-                } catch {
-                    await holder.close()
-                    throw error
-                }
-            } else {
-                read = await DocumentReader.read(connect: { try await holder.next() }, options: options)
+                    atr: first.atr, options: options, record: record)
+            } catch {
+                await holder.close()
+                throw error
             }
             await holder.close()
             for backend in backends { await backend.shutdown() }

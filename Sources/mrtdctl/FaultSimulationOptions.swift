@@ -1,7 +1,8 @@
 import ArgumentParser
 import MRTDCore
 import MRTDProtocol
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 /// Faults of the virtual chip (with --simulate): the card pulled, a timeout, secure-messaging and
 /// length errors at a chosen exchange, to watch the recovery policy (docs/reliability.md) at work.

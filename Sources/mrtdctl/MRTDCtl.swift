@@ -3,9 +3,10 @@ import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 import MRTDVerification
-import MRTDDaemon
+import MRTDClient
 
 @main
 struct MRTDCtl: AsyncParsableCommand {
@@ -20,11 +21,6 @@ struct MRTDCtl: AsyncParsableCommand {
         subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self])
 }
 
-/// One version for the daemon and its client (`mrtdd --version` and `mrtdctl --version` agree).
-enum MRTDVersion {
-    static let string = Daemon.version
-}
-
 /// Exit codes other programs may rely on.
 enum ExitStatus {
     static let readFailed = ExitCode(1)
@@ -36,8 +32,9 @@ struct Read: AsyncParsableCommand {
         abstract: "Read a document.",
         discussion: """
             With --simulate the read runs in-process against a virtual chip presenting the ICAO \
-            specimen passport (ERIKSSON ANNA MARIA, TD3); its SOD is signed by the TEST-ONLY CSCA in \
-            certs/test, which --simulate therefore trusts (on top of any --trust). With --direct the read \
+            specimen passport (ERIKSSON ANNA MARIA, TD3); its SOD is signed by a TEST-ONLY document \
+            signer made for this run, whose CSCA --simulate therefore trusts (on top of any --trust; \
+            --trust-test trusts it in later runs). With --direct the read \
             runs in-process on an attached reader (PC/SC or libnfc). Otherwise the read goes through the \
             mrtdd daemon (--socket), printing progress while it waits for the document.
             """)
@@ -129,7 +126,7 @@ struct Read: AsyncParsableCommand {
         var options = ReadOptions(
             accessKey: accessOptions.accessKey(mrz: key), dataGroups: groups,
             reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
-            trustStore: try trustOptions.store(trustingTestCSCA: simulate))
+            trustStore: try trustOptions.store(trustingSimulation: simulate))
         if let terminal {
             do {
                 options.terminal = try TerminalCredentials.load(directory: terminal)
@@ -143,37 +140,31 @@ struct Read: AsyncParsableCommand {
             read = try await direct.readReconnecting(json: json, options: options, record: record)
         } else {
             let authentication = try authenticationChip.fixture()
-            // DG3 / DG4 behind EAC with the TEST-ONLY CVCA of certs/test-eac (when CA keys are there).
+            // DG3 / DG4 behind EAC (when CA keys are there): the run's CVCA and that of certs/test-eac.
             let eac = authentication?.dg14 != nil
             let specimen = try chip.makeSpecimen(extraDataGroups: (authentication?.extraDataGroups ?? [:])
                 .merging(eac ? EACTestSet.biometricDataGroups : [:]) { a, _ in a })
             var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
             configuration.authentication = authentication?.chip
             configuration = configuration.with(quirks: try chip.quirks())
-            if eac { try EACTestSet.fixture().equip(&configuration, chipDate: CVDate(Date())) }
+            if eac { try SimulationPKI.equipEAC(&configuration, chipDate: CVDate(Date())) }
             if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
             if faultChip.isActive {
                 // A card slot: pulled and presented again as scheduled; the read reconnects.
                 let slot = VirtualCardSlot(
                     configuration: configuration, faults: try faultChip.faults(),
                     refusedReconnects: faultChip.refusedReconnects)
-                if let record {
-                    let recorded = await Transcript.record(
-                        connect: { try await slot.connect() },
-                        reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: slot.capabilities),
-                        options: options)
-                    try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
-                    try finish(recorded.read)
-                    return
-                }
-                try finish(await DocumentReader.read(connect: { try await slot.connect() }, options: options))
+                try finish(await RecordedRead.run(
+                    .reconnecting({ try await slot.connect() }),
+                    reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: slot.capabilities),
+                    options: options, record: record))
                 return
             }
             let virtualChip = VirtualChip(configuration: configuration)
-            read = try await perform(
-                options, on: virtualChip,
+            read = try await RecordedRead.run(
+                .single(virtualChip),
                 reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: virtualChip.capabilities),
-                atr: nil)
+                options: options, record: record)
         }
 
         try finish(read)
@@ -203,16 +194,6 @@ struct Read: AsyncParsableCommand {
         case .invalid: throw ExitStatus.invalidDocument
         case .valid, .unverified: break
         }
-    }
-
-    /// One read over `transport`, recorded to the `--record` transcript when asked.
-    private func perform(
-        _ options: ReadOptions, on transport: any APDUTransport, reader: Transcript.Reader, atr: [UInt8]?
-    ) async throws -> DocumentReader.Read {
-        guard let record else { return await DocumentReader.read(transport: transport, options: options) }
-        let recorded = await Transcript.record(transport: transport, reader: reader, atr: atr, options: options)
-        try recorded.transcript.json().write(to: URL(fileURLWithPath: record))
-        return recorded.read
     }
 
     /// `--data-groups` as numbers besides DG1 and DG2 (nil: the default).
@@ -293,12 +274,26 @@ struct SimulationOptions: ParsableArguments {
         if biometrics { groups.merge(SpecimenDocument.biometricDataGroups()) { current, _ in current } }
         return try SpecimenDocument.make(
             face: face == .jpeg ? .jpeg : .jpeg2000,
-            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: groups)
+            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: groups,
+            signer: SimulationPKI.signer())
     }
 
     func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {
         VirtualChipConfiguration(
             files: files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey,
             extendedLength: !noExtendedLength, maxReadLength: maxLe, lds2: lds2)
+    }
+}
+
+/// A read, recorded to the `--record` transcript file when one is given (`Transcript.read`).
+enum RecordedRead {
+    static func run(
+        _ links: ReadLinks, reader: Transcript.Reader, atr: [UInt8]? = nil, options: ReadOptions, record: String?
+    ) async throws -> DocumentReader.Read {
+        let (read, transcript) = await Transcript.read(links, reader: reader, atr: atr, options: options, recording: record != nil)
+        if let record, let transcript {
+            try transcript.json().write(to: URL(fileURLWithPath: record))
+        }
+        return read
     }
 }

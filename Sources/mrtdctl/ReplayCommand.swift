@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import MRTDCore
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

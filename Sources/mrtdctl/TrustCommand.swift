@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import MRTDCore
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 import MRTDVerification
 
 /// `--trust PATH` (repeatable), `--trust-test` and `--no-default-trust`, shared by `read`, `verify`
@@ -12,7 +13,7 @@ struct TrustOptions: ParsableArguments {
         valueName: "PATH"))
     var paths: [String] = []
 
-    @Flag(name: .customLong("trust-test"), help: "Also trust the TEST-ONLY CSCA of certs/test (built in). Never for real documents.")
+    @Flag(name: .customLong("trust-test"), help: "Also trust the TEST-ONLY CSCA of certs/test (built in) and those of this user's --simulate sessions. Never for real documents.")
     var trustTest = false
 
     @Flag(name: .customLong("no-default-trust"), help: "Do not trust the shipped master lists (DE, NL; certs/masterlists), only --trust.")
@@ -22,18 +23,19 @@ struct TrustOptions: ParsableArguments {
     var defaultTrustPath: String? { noDefaultTrust ? nil : DefaultTrust.locate() }
 
     /// The store, or nil when there is no trust source at all (passive authentication then reports
-    /// `notPerformed`). `trustingTestCSCA` adds the built-in TEST-ONLY CSCA.
-    func store(trustingTestCSCA: Bool = false) throws -> TrustStore? {
+    /// `notPerformed`). `trustingSimulation` adds this process's simulation CSCA (`--simulate`).
+    func store(trustingSimulation: Bool = false) throws -> TrustStore? {
         for path in paths where !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("--trust \(path): no such file or directory")
         }
         let all = (defaultTrustPath.map { [$0] } ?? []) + paths
-        guard !all.isEmpty || trustTest || trustingTestCSCA else { return nil }
+        guard !all.isEmpty || trustTest || trustingSimulation else { return nil }
         var store = TrustStore.load(paths: all)
-        if trustTest || trustingTestCSCA {
-            let csca = try TestPKI.csca()
-            store.addAnchor(csca, source: "certs/test/csca.pem (built in, TEST ONLY)", isTestMaterial: true)
+        if trustingSimulation {
+            let csca = try SimulationPKI.signer().csca
+            store.addAnchor(csca, source: SimulationPKI.trustSource, isTestMaterial: true)
         }
+        if trustTest { try TestTrust.addAnchors(to: &store) }
         return store
     }
 }

@@ -2,10 +2,12 @@ import ArgumentParser
 import Foundation
 import Logging
 import MRTDCore
+import MRTDClient
 import MRTDDaemon
 import MRTDReaders
 import MRTDProtocol
-import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 import MRTDVerification
 
 @main
@@ -52,7 +54,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("set"), help: "Any configuration key: --set max-jobs=8 (repeatable).")
     var settings: [String] = []
 
-    @Flag(help: "Serve built-in virtual readers presenting the specimen documents; trust only the TEST-ONLY CSCA.")
+    @Flag(help: "Serve built-in virtual readers presenting the specimen documents; trust only the TEST-ONLY CSCA made for this run.")
     var simulate = false
 
     @Option(name: .customLong("sim-readers"), help: "Number of virtual readers with --simulate.")
@@ -124,7 +126,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
                 readers: max(1, simReaders), latency: .milliseconds(simLatency),
                 quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) })))
             engine = StandardReadEngine(store: try Simulation.store(), summary: Simulation.trustStore)
-            logger.notice("simulation: virtual readers with the specimen documents; only the TEST-ONLY CSCA is trusted")
+            logger.notice("simulation: virtual readers with the specimen documents; only the run's TEST-ONLY CSCA is trusted")
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
             engine = StandardReadEngine(trust: TrustManager(configuration: configuration, logger: logger))
@@ -144,9 +146,9 @@ struct MRTDD: AsyncParsableCommand, Sendable {
                 throw ValidationError("terminal-directory: \(error)")
             }
         } else if simulate {
-            // The virtual passport has EAC with the TEST-ONLY CVCA of certs/test-eac; so do its credentials.
-            engine.terminal = try EACTestSet.fixture().credentials()
-            logger.notice("simulation: the TEST-ONLY EAC terminal of certs/test-eac reads DG3 and DG4")
+            // The virtual passport trusts the run's TEST-ONLY CVCA; its terminal is the daemon's.
+            engine.terminal = try SimulationPKI.eac().credentials()
+            logger.notice("simulation: a TEST-ONLY EAC terminal made for this run reads DG3 and DG4")
         }
         let command = self
         let daemon = Daemon(
@@ -168,20 +170,11 @@ extension MRTDD {
     }
 }
 
-/// The real reader libraries.
+/// The real reader libraries (ReaderBackendFactory), with a warning for `virtual` outside `--simulate`.
 enum ReaderBackends {
     static func make(_ kinds: [ReaderBackendKind], logger: Logger) -> [any ReaderBackend] {
-        kinds.compactMap { kind -> (any ReaderBackend)? in
-            switch kind {
-            case .pcsc:
-                return PCSCBackend()
-            case .libnfc:
-                return LibNFCBackend()
-            case .virtual:
-                logger.warning("the virtual backend is only available with --simulate")
-                return nil
-            }
-        }
+        if kinds.contains(.virtual) { logger.warning("the virtual backend is only available with --simulate") }
+        return ReaderBackendFactory.make(kinds)
     }
 }
 
@@ -200,26 +193,21 @@ enum Simulation {
         let passport = try SpecimenDocument.make(
             extraDataGroups: authentication.extraDataGroups
                 .merging(SpecimenDocument.additionalDataGroups()) { a, _ in a }
-                .merging(EACTestSet.biometricDataGroups) { a, _ in a })
+                .merging(EACTestSet.biometricDataGroups) { a, _ in a },
+            signer: SimulationPKI.signer())
         var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
         passportChip.authentication = authentication.chip
-        // EAC: DG3 and DG4 behind Terminal Authentication with the TEST-ONLY CVCA of certs/test-eac.
-        try EACTestSet.fixture().equip(&passportChip, chipDate: CVDate(Date()))
-        let card = try SpecimenDocument.make()
+        // EAC: DG3 and DG4 behind Terminal Authentication with the run's TEST-ONLY CVCA (or certs/test-eac's).
+        try SimulationPKI.equipEAC(&passportChip, chipDate: CVDate(Date()))
+        let card = try SpecimenDocument.make(signer: SimulationPKI.signer())
         let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)
         let idCard = try VirtualChipConfiguration.paceChip(
             document: card, accessKey: key, infos: [cam], can: "123456", bac: false, mrzAllowed: false)
         return [passportChip, idCard]
     }
 
-    /// Passive authentication in simulation trusts the TEST-ONLY CSCA and nothing else.
-    static func store() throws -> TrustStore {
-        var store = TrustStore()
-        _ = store.addAnchor(
-            try TestPKI.csca(), source: "certs/test (built in, TEST ONLY)",
-            isTestMaterial: true)
-        return store
-    }
+    /// Passive authentication in simulation trusts the run's TEST-ONLY CSCA and nothing else.
+    static func store() throws -> TrustStore { try SimulationPKI.trustStore() }
 
     static func backend(readers: Int, latency: Duration, quirks: Set<VirtualChipQuirk> = []) throws -> VirtualReaderBackend {
         let backend = VirtualReaderBackend()
@@ -232,5 +220,5 @@ enum Simulation {
         return backend
     }
 
-    static let trustStore = TrustStoreSummary(paths: ["certs/test (built in)"], certificates: 1, crls: 0, testOnly: true)
+    static let trustStore = TrustStoreSummary(paths: [SimulationPKI.trustSource], certificates: 1, crls: 0, testOnly: true)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MRTDCore
 import Testing
+@testable import MRTDClient
 @testable import MRTDDaemon
 
 /// The subset of docs/openapi.yaml the conformance test checks: per path and method, the documented

@@ -3,6 +3,7 @@ import MRTDProtocol
 import MRTDReaders
 import MRTDTesting
 import Testing
+@testable import MRTDClient
 @testable import MRTDDaemon
 
 @Suite struct VirtualReaderBackendTests {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MRTDCore
-import MRTDDaemon
+import MRTDClient
 import MRTDProtocol
 
 /// `mrtdctl health`.
@@ -39,7 +39,10 @@ struct Events: AsyncParsableCommand {
     var ids = false
 
     func validate() throws {
-        if let lastEventID, (try? APIRequestDecoding.lastEventID(lastEventID)) == nil || lastEventID.isEmpty {
+        // The daemon's rule (APIRequestDecoding.lastEventID): at most 20 decimal digits, a UInt64.
+        if let lastEventID, lastEventID.isEmpty || lastEventID.utf8.count > 20
+            || !lastEventID.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            || UInt64(lastEventID) == nil {
             throw ValidationError("--last-event-id must be an event id (decimal digits)")
         }
     }

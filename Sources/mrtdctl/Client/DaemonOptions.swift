@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MRTDDaemon
+import MRTDClient
 
 /// `--socket`: where mrtdd listens (also `MRTDD_SOCKET`).
 struct DaemonOptions: ParsableArguments {
@@ -8,7 +8,7 @@ struct DaemonOptions: ParsableArguments {
     var socketPath: String?
 
     var client: DaemonClient {
-        DaemonClient(socketPath: socketPath ?? ProcessInfo.processInfo.environment["MRTDD_SOCKET"] ?? DaemonConfiguration().socketPath)
+        DaemonClient(socketPath: socketPath ?? ProcessInfo.processInfo.environment["MRTDD_SOCKET"] ?? DaemonClient.defaultSocketPath)
     }
 }
 

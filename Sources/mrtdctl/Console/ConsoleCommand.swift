@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MRTDDaemon
+import MRTDClient
 
 /// `mrtdctl console`: the operator console, a web page on 127.0.0.1 that talks to mrtdd
 /// (docs/console.md).

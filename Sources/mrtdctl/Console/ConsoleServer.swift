@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import MRTDCrypto
+import MRTDClient
 import MRTDCore
-import MRTDDaemon
 import NIOCore
 
 /// The console's HTTP server on 127.0.0.1: the page, and a handful of routes proxied to mrtdd's

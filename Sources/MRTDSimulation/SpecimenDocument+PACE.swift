@@ -3,18 +3,21 @@ import MRTDCrypto
 
 extension SpecimenDocument {
     /// EF.CardSecurity for `securityInfos`: CMS SignedData with eContentType `id-SecurityObject`
-    /// (TR-03110-3 §A.1.2.5), signed by the TEST-ONLY document signer.
-    public static func cardSecurity(_ securityInfos: SecurityInfos, digest: DigestAlgorithm = .sha256) throws -> [UInt8] {
+    /// (TR-03110-3 §A.1.2.5), signed by `signer`.
+    public static func cardSecurity(
+        _ securityInfos: SecurityInfos, digest: DigestAlgorithm = .sha256, signer: DocumentSigner
+    ) throws -> [UInt8] {
         try CMSSigner.sign(
             content: securityInfos.derEncoded(), eContentTypeOID: SecurityProtocolOID.securityObject,
-            certificateDER: TestPKI.dsc().derBytes, privateKey: TestPKI.dscKey(), digest: digest)
+            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
     }
 }
 
 extension VirtualChipConfiguration {
     /// A PACE chip with the specimen's files: EF.CardAccess listing `infos` (and explicit
     /// `domainParameterInfos` they refer to by parameter ID), and, when one of them
-    /// is PACE-CAM, a static Chip Authentication key whose public half is in a signed EF.CardSecurity.
+    /// is PACE-CAM, a static Chip Authentication key whose public half is in an EF.CardSecurity signed by
+    /// the document's signer.
     ///
     /// - Parameters:
     ///   - bac: whether BAC still works (a PACE-only chip answers GET CHALLENGE with 6A88).
@@ -37,7 +40,7 @@ extension VirtualChipConfiguration {
             let keyInfo = try ChipAuthenticationPublicKeyInfo(
                 keyAgreement: .ecdh, algorithm: .standardized(id), publicKey: publicKey, keyID: 1)
             files[.cardSecurity] = try SpecimenDocument.cardSecurity(
-                SecurityInfos(infos: infos.map { .pace($0) } + [.chipAuthenticationPublicKey(keyInfo)]))
+                SecurityInfos(infos: infos.map { .pace($0) } + [.chipAuthenticationPublicKey(keyInfo)]), signer: document.signer)
             camKey = key
         }
         return VirtualChipConfiguration(

@@ -9,6 +9,9 @@ import NIOPosix
 public struct DaemonClient: Sendable {
     public let socketPath: String
 
+    /// Where the daemon listens unless configured otherwise (`socket` in docs/configuration.md).
+    public static let defaultSocketPath = "/run/mrtdd/mrtdd.sock"
+
     public init(socketPath: String) {
         self.socketPath = socketPath
     }
@@ -221,11 +224,11 @@ struct SSEParser {
 public enum DaemonClientError: Error, Sendable, CustomStringConvertible {
     case cannotConnect(String, String)
     case connectionClosed
-    case api(status: Int, APIError.Body)
+    case api(status: Int, APIErrorBody)
     case malformedAnswer(String)
 
-    static func from(_ answer: DaemonClient.Answer) -> DaemonClientError {
-        if let body = try? JSONDecoder().decode(APIError.Body.self, from: Data(answer.body)) {
+    public static func from(_ answer: DaemonClient.Answer) -> DaemonClientError {
+        if let body = try? JSONDecoder().decode(APIErrorBody.self, from: Data(answer.body)) {
             return .api(status: answer.status, body)
         }
         return .api(status: answer.status, .init(error: "http\(answer.status)", message: "HTTP status \(answer.status)"))

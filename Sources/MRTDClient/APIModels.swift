@@ -20,7 +20,7 @@ public struct ReadJobRequest: Codable, Sendable, Equatable {
             self.mrzKey = mrzKey
             self.can = can
         }
-        static let fields: Set<String> = ["mrz", "mrzKey", "can"]
+        public static let fields: Set<String> = ["mrz", "mrzKey", "can"]
     }
 
     public struct MRZKeyFields: Codable, Sendable, Equatable {
@@ -34,7 +34,7 @@ public struct ReadJobRequest: Codable, Sendable, Equatable {
             self.dateOfBirth = dateOfBirth
             self.dateOfExpiry = dateOfExpiry
         }
-        static let fields: Set<String> = ["documentNumber", "dateOfBirth", "dateOfExpiry"]
+        public static let fields: Set<String> = ["documentNumber", "dateOfBirth", "dateOfExpiry"]
     }
 
     /// Read on this reader only; any reader when absent.
@@ -57,7 +57,7 @@ public struct ReadJobRequest: Codable, Sendable, Equatable {
         self.accessPolicy = accessPolicy
         self.timeoutSeconds = timeoutSeconds
     }
-    static let fields: Set<String> = ["reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds"]
+    public static let fields: Set<String> = ["reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds"]
 }
 
 /// The state of a read job.
@@ -82,9 +82,27 @@ public struct ReadJobView: Codable, Sendable, Equatable {
     public var expiresAt: String?
     public var progress: ReadProgress?
     /// Why the job failed or was cancelled (also in `result.error` when a chip session ran).
-    public var error: APIError.Body?
+    public var error: APIErrorBody?
     /// The result model, once the read has ended (`done`, or `failed` after a chip session).
     public var result: ReadResult?
+
+    public init(
+        id: String, state: JobState, location: String, reader: String? = nil, createdAt: String, startedAt: String? = nil,
+        finishedAt: String? = nil, expiresAt: String? = nil, progress: ReadProgress? = nil, error: APIErrorBody? = nil,
+        result: ReadResult? = nil
+    ) {
+        self.id = id
+        self.state = state
+        self.location = location
+        self.reader = reader
+        self.createdAt = createdAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.expiresAt = expiresAt
+        self.progress = progress
+        self.error = error
+        self.result = result
+    }
 }
 
 /// `GET /v1/readers` element.
@@ -94,6 +112,14 @@ public struct ReaderView: Codable, Sendable, Equatable {
     public var capabilities: TransportCapabilities
     public var cardPresent: Bool
     public var busy: Bool
+
+    public init(name: String, backend: ReaderBackendKind, capabilities: TransportCapabilities, cardPresent: Bool, busy: Bool) {
+        self.name = name
+        self.backend = backend
+        self.capabilities = capabilities
+        self.cardPresent = cardPresent
+        self.busy = busy
+    }
 }
 
 /// `GET /v1/readers` body.
@@ -145,6 +171,15 @@ public struct TrustStoreSummary: Codable, Sendable, Equatable {
         public var certificates: Int
         public var issued: String?
         public var ageDays: Int?
+
+        public init(path: String, country: String?, signature: String, certificates: Int, issued: String?, ageDays: Int?) {
+            self.path = path
+            self.country = country
+            self.signature = signature
+            self.certificates = certificates
+            self.issued = issued
+            self.ageDays = ageDays
+        }
     }
 
     public init(paths: [String], certificates: Int? = nil, crls: Int? = nil, testOnly: Bool = false) {
@@ -165,4 +200,17 @@ public struct HealthView: Codable, Sendable, Equatable {
     public var activeJobs: Int
     public var backends: [String]
     public var trustStore: TrustStoreSummary
+
+    public init(
+        status: String, version: String, uptimeSeconds: Double, readers: Int, activeJobs: Int, backends: [String],
+        trustStore: TrustStoreSummary
+    ) {
+        self.status = status
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.readers = readers
+        self.activeJobs = activeJobs
+        self.backends = backends
+        self.trustStore = trustStore
+    }
 }

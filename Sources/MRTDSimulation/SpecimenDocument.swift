@@ -2,10 +2,10 @@ import MRTDCore
 import MRTDCrypto
 
 /// The files of a virtual passport for the ICAO specimen ERIKSSON ANNA MARIA (Doc 9303-4 Appendix A),
-/// with a synthetic face and an EF.SOD signed by the TEST-ONLY document signer (``TestPKI``).
+/// with a synthetic face and an EF.SOD signed by the given document signer: `--simulate` passes its
+/// per-process ``SimulationPKI``, the tests (MRTDTesting) the TEST-ONLY signer of `certs/test`.
 ///
-/// Used by the virtual chip, `mrtdd --simulate` and the tests. Passive authentication succeeds only
-/// against the test trust store (`certs/test`); against a real one it must fail.
+/// Passive authentication succeeds only against that signer's CSCA; against a real trust store it must fail.
 public struct SpecimenDocument: Sendable {
     /// Which embedded face image DG2 carries.
     public enum FaceFormat: String, Sendable, CaseIterable {
@@ -32,6 +32,8 @@ public struct SpecimenDocument: Sendable {
     public let files: [LDSFile: [UInt8]]
     /// The exact image bytes inside DG2.
     public let faceImage: [UInt8]
+    /// The document signer of EF.SOD (and of EF.CardSecurity on a PACE-CAM chip).
+    public let signer: DocumentSigner
     /// Pixel width of ``faceImage``.
     public static let faceWidth = SpecimenAssets.faceWidth
     /// Pixel height of ``faceImage``.
@@ -45,11 +47,13 @@ public struct SpecimenDocument: Sendable {
     ///   - digest: the hash algorithm of the LDSSecurityObject and of the CMS signature.
     ///   - extraDataGroups: further complete data group files (tag included) keyed by number 3...16;
     ///     they are listed in EF.COM and hashed into the SOD like DG1 and DG2.
+    ///   - signer: the document signer of EF.SOD.
     public static func make(
         face: FaceFormat = .jpeg,
         faceEncoding: FaceEncoding = .iso19794_5,
         digest: DigestAlgorithm = .sha256,
-        extraDataGroups: [Int: [UInt8]] = [:]
+        extraDataGroups: [Int: [UInt8]] = [:],
+        signer: DocumentSigner
     ) throws -> SpecimenDocument {
         let image = faceImageBytes(face)
         var dataGroups: [Int: [UInt8]] = [
@@ -72,10 +76,10 @@ public struct SpecimenDocument: Sendable {
             dataGroupHashes: dataGroups.mapValues { digest.hash($0) })
         let cms = try CMSSigner.sign(
             content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid,
-            certificateDER: TestPKI.dsc().derBytes, privateKey: TestPKI.dscKey(), digest: digest)
+            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
         files[.sod] = TLV.encode(tag: 0x77, value: cms)
 
-        return SpecimenDocument(mrzText: erikssonMRZ, files: files, faceImage: image)
+        return SpecimenDocument(mrzText: erikssonMRZ, files: files, faceImage: image, signer: signer)
     }
 
     /// The embedded synthetic face image (`certs/test/specimen/specimen-face.jpg` / `.jp2`).

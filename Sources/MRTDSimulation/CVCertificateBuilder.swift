@@ -106,6 +106,17 @@ public struct EACTestSet: Sendable {
     /// The TA algorithm of every key in the set.
     public var algorithmOID: String
 
+    public init(cvcaKey: PrivateKey, dvKey: PrivateKey, isKey: PrivateKey, cvca: CVCertificate, dv: CVCertificate,
+                inspectionSystem: CVCertificate, algorithmOID: String) {
+        self.cvcaKey = cvcaKey
+        self.dvKey = dvKey
+        self.isKey = isKey
+        self.cvca = cvca
+        self.dv = dv
+        self.inspectionSystem = inspectionSystem
+        self.algorithmOID = algorithmOID
+    }
+
     /// `id-TA-ECDSA-SHA-256`.
     public static let ecdsaSHA256 = "0.4.0.127.0.7.2.2.2.2.3"
 
@@ -113,20 +124,22 @@ public struct EACTestSet: Sendable {
     public static let cvcaRole: UInt8 = 0xC0, dvDomesticRole: UInt8 = 0x80, dvForeignRole: UInt8 = 0x40, isRole: UInt8 = 0x00
 
     /// A fresh set on `curve` (`brainpoolP256r1` by default), valid 2020-2045, granting DG3 and DG4.
+    /// `sequence` ends each holder reference (`UTCVCA` + sequence).
     public static func make(curve: String = "brainpoolP256r1", country: String = "UT", algorithmOID: String = ecdsaSHA256,
-                            rsaBits: Int? = nil) throws -> EACTestSet {
+                            rsaBits: Int? = nil, sequence: String = "00001") throws -> EACTestSet {
         func key() throws -> PrivateKey {
             if let rsaBits { return try PrivateKey.generate(.rsa(bits: rsaBits)) }
             return try PrivateKey.generate(.ec(curve: curve, explicitParameters: true))
         }
-        return try make(cvcaKey: key(), dvKey: key(), isKey: key(), country: country, algorithmOID: algorithmOID)
+        return try make(cvcaKey: key(), dvKey: key(), isKey: key(), country: country, algorithmOID: algorithmOID,
+                        sequence: sequence)
     }
 
     /// A set over given keys (the fixture keys of `scripts/make-test-fixtures`).
     public static func make(cvcaKey: PrivateKey, dvKey: PrivateKey, isKey: PrivateKey, country: String = "UT",
-                            algorithmOID: String = ecdsaSHA256) throws -> EACTestSet {
+                            algorithmOID: String = ecdsaSHA256, sequence: String = "00001") throws -> EACTestSet {
         let from = CVDate(year: 2020, month: 1, day: 1), to = CVDate(year: 2045, month: 1, day: 1)
-        let cvcaName = "\(country)CVCA00001", dvName = "\(country)DVTEST00001", isName = "\(country)ISTEST00001"
+        let cvcaName = "\(country)CVCA\(sequence)", dvName = "\(country)DVTEST\(sequence)", isName = "\(country)ISTEST\(sequence)"
         let cvca = try CVCertificateBuilder(
             authorityReference: cvcaName, holderReference: cvcaName, algorithmOID: algorithmOID, holderKey: cvcaKey,
             includeDomainParameters: true, accessRights: cvcaRole | 0x03, effectiveDate: from, expirationDate: to
@@ -186,20 +199,6 @@ public struct EACTestSet: Sendable {
 import Foundation
 
 extension EACTestSet {
-    /// The TEST-ONLY set of `certs/test-eac` (made by `scripts/make-test-fixtures`, embedded in
-    /// `EACTestAssets.swift`): what `mrtdd --simulate`'s passport trusts.
-    public static func fixture() throws -> EACTestSet {
-        func certificate(_ base64: String) throws -> CVCertificate {
-            try CVCertificate(rawBytes: Base64.decode(base64))
-        }
-        let cvca = try certificate(EACTestAssets.cvcaCertificateBase64)
-        return EACTestSet(
-            cvcaKey: try PrivateKey(pem: EACTestAssets.cvcaPrivateKeyPEM), dvKey: try PrivateKey(pem: EACTestAssets.dvPrivateKeyPEM),
-            isKey: try PrivateKey(pem: EACTestAssets.isPrivateKeyPEM), cvca: cvca,
-            dv: try certificate(EACTestAssets.dvCertificateBase64),
-            inspectionSystem: try certificate(EACTestAssets.isCertificateBase64), algorithmOID: cvca.publicKey.algorithmOID)
-    }
-
     /// Synthetic DG3 / DG4 (biometric information group templates, Doc 9303-10 §4.7.3 / §4.7.4, around
     /// tiny ISO/IEC 19794-4 / -6 style records): not real fingerprints or irises, only bytes to release.
     public static let biometricDataGroups: [Int: [UInt8]] = {

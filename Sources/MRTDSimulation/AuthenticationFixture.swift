@@ -142,8 +142,8 @@ public struct AuthenticationFixture: Sendable {
     }
 
     /// The specimen passport with these DG14/DG15 (listed in EF.COM and hashed into the SOD).
-    public func specimen() throws -> SpecimenDocument {
-        try SpecimenDocument.make(extraDataGroups: extraDataGroups)
+    public func specimen(signer: DocumentSigner) throws -> SpecimenDocument {
+        try SpecimenDocument.make(extraDataGroups: extraDataGroups, signer: signer)
     }
 
     /// BSI TR-03111 `ecdsa-plain-SHA*`.

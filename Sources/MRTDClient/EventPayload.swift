@@ -1,0 +1,74 @@
+/// Payloads of the events, as in docs/openapi.yaml.
+public enum EventPayload {
+    public struct Reader: Codable, Sendable, Equatable {
+        public var reader: String
+        public var backend: String?
+        public init(reader: String, backend: String? = nil) {
+            self.reader = reader
+            self.backend = backend
+        }
+    }
+    public struct Card: Codable, Sendable, Equatable {
+        public var reader: String
+        /// The ATR (hex), which identifies the chip type, not the document.
+        public var atr: String?
+        public init(reader: String, atr: String? = nil) {
+            self.reader = reader
+            self.atr = atr
+        }
+    }
+    public struct Progress: Codable, Sendable, Equatable {
+        public var id: String
+        public var reader: String
+        public var phase: String
+        public var file: String?
+        public var percent: Int
+        public init(id: String, reader: String, phase: String, file: String? = nil, percent: Int) {
+            self.id = id
+            self.reader = reader
+            self.phase = phase
+            self.file = file
+            self.percent = percent
+        }
+    }
+    public struct Finished: Codable, Sendable, Equatable {
+        public var id: String
+        public var reader: String?
+        /// The result's status: `valid`, `invalid`, `unverified`.
+        public var status: String
+        public var durationMs: Double
+        public init(id: String, reader: String? = nil, status: String, durationMs: Double) {
+            self.id = id
+            self.reader = reader
+            self.status = status
+            self.durationMs = durationMs
+        }
+    }
+    public struct Failed: Codable, Sendable, Equatable {
+        public var id: String
+        public var reader: String?
+        public var error: String
+        public var message: String
+        public init(id: String, reader: String? = nil, error: String, message: String) {
+            self.id = id
+            self.reader = reader
+            self.error = error
+            self.message = message
+        }
+    }
+    /// `events.reset`: sent first to a client resuming with `Last-Event-ID` when the events after it
+    /// are lost. Ids are strings (as on the wire): they exceed what JSON numbers carry exactly.
+    public struct Reset: Codable, Sendable, Equatable {
+        /// `expired` (older than the kept history) or `unknownId` (no id of this run: a restart).
+        public var reason: String
+        public var lastEventId: String
+        /// The oldest id still kept, if any.
+        public var oldestId: String?
+
+        public init(reason: String, lastEventId: String, oldestId: String?) {
+            self.reason = reason
+            self.lastEventId = lastEventId
+            self.oldestId = oldestId
+        }
+    }
+}
