@@ -484,14 +484,17 @@ public actor ReadScheduler {
         deadlineTimerFiresAt = earliest
         deadlineTimer = Task.detached { [weak self, clock] in
             try? await clock.sleep(until: earliest)
-            if !Task.isCancelled { await self?.expireOverdueJobs() }
+            if !Task.isCancelled { await self?.expireOverdueJobs(timerFiredAt: earliest) }
         }
     }
 
     /// The deadline timer fired: every job past its deadline ends with `timeout`.
-    private func expireOverdueJobs() async {
-        deadlineTimer = nil
-        deadlineTimerFiresAt = nil
+    private func expireOverdueJobs(timerFiredAt instant: ContinuousClock.Instant) async {
+        // Unless a job with an earlier deadline replaced the timer meanwhile.
+        if deadlineTimerFiresAt == instant {
+            deadlineTimer = nil
+            deadlineTimerFiresAt = nil
+        }
         let now = clock.now
         let overdue = jobs.values.filter { !$0.state.isFinished && $0.deadline <= now }
         for job in overdue where !job.state.isFinished {
