@@ -73,8 +73,13 @@ enum Targets {
             targets["rssGrowthAfter1000ReadsMB"] = ["limit": rssGrowthMB, "met": growth <= rssGrowthMB] as [String: Any]
         }
         if let growth = report["rssAnonGrowthStoreFullMB"] as? Double {
-            let reads = (report["storeFullMemory"] as? [String: Any])?["readsWithStoreFull"] ?? NSNull()
-            targets["rssAnonGrowthStoreFullMB"] = ["limit": storeFullGrowthMB, "met": growth <= storeFullGrowthMB, "reads": reads] as [String: Any]
+            let memory = report["storeFullMemory"] as? [String: Any]
+            let settled = memory?["rssAnonGrowthAfterSettlingMB"] as? Double
+            targets["rssAnonGrowthStoreFullMB"] = [
+                "limit": storeFullGrowthMB, "met": growth <= storeFullGrowthMB, "reads": memory?["readsWithStoreFull"] ?? NSNull(),
+                // The same from the first 1,000 reads with the store full on (the heap settled).
+                "metAfterSettling": settled.map { $0 <= storeFullGrowthMB } ?? NSNull(),
+            ] as [String: Any]
         }
         if let seconds = report["benchSeconds"] as? [String: Any], let run = seconds["run"] as? Int64 {
             let build = seconds["build"] as? Int64

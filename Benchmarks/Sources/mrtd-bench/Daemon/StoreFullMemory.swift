@@ -50,6 +50,10 @@ struct StoreFullMemory {
     /// RssAnon growth from the full store to the last step, MiB: the figure that says "no growth".
     var rssAnonGrowthMB: Double { ProcessMemory.mib(steps.last!.rssAnon - afterFill.rssAnon) }
 
+    /// RssAnon growth from the first step (1,000 reads with the store full: the heap has settled
+    /// around the full store) to the last, MiB.
+    var rssAnonGrowthAfterSettlingMB: Double { ProcessMemory.mib(steps.last!.rssAnon - steps[0].rssAnon) }
+
     /// Least-squares slope of RssAnon over the steps, bytes per read: a leak is a steady slope,
     /// the allocator settling is not.
     var rssAnonBytesPerRead: Double {
@@ -66,6 +70,7 @@ struct StoreFullMemory {
         [
             "readsWithStoreFull": reads, "maxResults": 1000,
             "rssAnonGrowthMB": rssAnonGrowthMB,
+            "rssAnonGrowthAfterSettlingMB": rssAnonGrowthAfterSettlingMB,
             "vmRSSGrowthMB": ProcessMemory.mib(steps.last!.vmRSS - afterFill.vmRSS),
             "rssAnonBytesPerRead": rounded(rssAnonBytesPerRead, 1),
             "rssAnonPerStepMB": steps.map { ProcessMemory.mib($0.rssAnon) },
