@@ -32,7 +32,6 @@ public actor ReadScheduler {
         var expiresDate: Date?
         let progress = Locked<ReadProgress?>(nil)
         var task: Task<Void, Never>?
-        var timer: Task<Void, Never>?
         var connection: (any CardConnection)?
         var cancelReason: CancelReason?
         var error: JobFailure?
@@ -65,6 +64,14 @@ public actor ReadScheduler {
     private var waiting: [String] = []
     private var finishedOrder: [String] = []
     private var shuttingDown = false
+    /// The one task that times jobs out: it sleeps until the earliest deadline of the jobs not
+    /// finished (`deadlineTimerFiresAt`), expires the overdue ones, and sleeps again. One task for
+    /// all jobs rather than one per job: a `clock.sleep` cancelled early keeps its timer, and what
+    /// it holds, until the original deadline, so a per-job timer cancelled when the read finished
+    /// kept about 1.5 KB per read alive for the whole read timeout (60 s by default): at a few
+    /// hundred reads a second, megabytes the daemon never gave back (issue 14).
+    private var deadlineTimer: Task<Void, Never>?
+    private var deadlineTimerFiresAt: ContinuousClock.Instant?
 
     /// - Parameter transcripts: where every session's transcript goes (`record-directory`); nil: nowhere.
     public init(
@@ -175,11 +182,7 @@ public actor ReadScheduler {
             peer: peer, deadline: clock.now.advanced(by: timeout))
         jobs[id] = job
         waiting.append(id)
-        let deadline = job.deadline
-        job.timer = Task.detached { [weak self, clock] in
-            try? await clock.sleep(until: deadline)
-            if !Task.isCancelled { await self?.expire(id) }
-        }
+        scheduleDeadlineTimer()
         logger.info("read job created", metadata: [
             "job": "\(id)", "uid": "\(peer.uid)", "pid": "\(peer.pid)", "reader": "\(request.reader ?? "any")",
             "access": "\(job.parameters.access.kind)", "policy": "\(policy.rawValue)",
@@ -357,7 +360,6 @@ public actor ReadScheduler {
         guard let job = jobs[id] else { return }
         job.parameters.access.wipe()
         job.connection = nil
-        job.timer?.cancel()
         if let name = job.reader, slots[name]?.busyJob == id { slots[name]?.busyJob = nil }
 
         var seconds: Double?
@@ -437,7 +439,6 @@ public actor ReadScheduler {
         switch job.state {
         case .waiting:
             waiting.removeAll { $0 == job.id }
-            job.timer?.cancel()
             job.parameters.access.wipe()
             conclude(job, reason: reason)
             metrics.recordRead(outcome: job.state.rawValue, seconds: nil, apdus: 0, errorCode: job.error?.code)
@@ -452,10 +453,38 @@ public actor ReadScheduler {
         }
     }
 
-    private func expire(_ id: String) async {
-        guard let job = jobs[id], !job.state.isFinished else { return }
-        await stop(job, reason: .timeout)
+    /// Makes the deadline timer fire at the earliest deadline of the jobs not finished. A timer
+    /// already due no later stays as it is (with equal timeouts, every new job's deadline is later,
+    /// so jobs come and go without a timer task per job); a timer due later is replaced. A timer
+    /// left without jobs fires once, finds nothing overdue, and stops.
+    private func scheduleDeadlineTimer() {
+        guard !shuttingDown, let earliest = jobs.values.lazy.filter({ !$0.state.isFinished }).map(\.deadline).min() else { return }
+        if let fires = deadlineTimerFiresAt, fires <= earliest { return }
+        deadlineTimer?.cancel()
+        deadlineTimerFiresAt = earliest
+        deadlineTimer = Task.detached { [weak self, clock] in
+            try? await clock.sleep(until: earliest)
+            if !Task.isCancelled { await self?.expireOverdueJobs(timerFiredAt: earliest) }
+        }
     }
+
+    /// The deadline timer fired: every job past its deadline ends with `timeout`.
+    private func expireOverdueJobs(timerFiredAt instant: ContinuousClock.Instant) async {
+        // Unless a job with an earlier deadline replaced the timer meanwhile.
+        if deadlineTimerFiresAt == instant {
+            deadlineTimer = nil
+            deadlineTimerFiresAt = nil
+        }
+        let now = clock.now
+        let overdue = jobs.values.filter { !$0.state.isFinished && $0.deadline <= now }
+        for job in overdue where !job.state.isFinished {
+            await stop(job, reason: .timeout)
+        }
+        scheduleDeadlineTimer()
+    }
+
+    /// Whether a deadline timer task is pending (tests: at most one, whatever the number of jobs).
+    var deadlineTimerPending: Bool { deadlineTimer != nil }
 
     private func purge(_ job: Job) {
         jobs.removeValue(forKey: job.id)
@@ -484,6 +513,9 @@ public actor ReadScheduler {
     /// Shutdown: refuses new jobs, cancels every waiting and running job, wipes their keys.
     public func shutdown() async {
         shuttingDown = true
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
+        deadlineTimerFiresAt = nil
         let active = jobs.values.filter { !$0.state.isFinished }
         for job in active { await stop(job, reason: .shutdown) }
     }

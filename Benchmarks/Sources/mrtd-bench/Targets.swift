@@ -22,6 +22,8 @@ enum Targets {
     static let idleRssMB = 30.0
     /// RSS growth over the second 1,000 reads that counts as none, MB.
     static let rssGrowthMB = 1.0
+    /// RssAnon growth over the reads after the result store is full (10,000 by default), MB.
+    static let storeFullGrowthMB = 1.0
 
     /// Variants read with extended length (their `...Short` twins use short APDUs).
     private static func extended(_ name: String) -> Bool { !name.hasSuffix("Short") }
@@ -69,6 +71,15 @@ enum Targets {
         if let growth = report["rssGrowthAfter1000ReadsMB"] as? Double {
             // "No growth": within the noise of glibc's heap (a page-granular RSS over 1,000 more reads).
             targets["rssGrowthAfter1000ReadsMB"] = ["limit": rssGrowthMB, "met": growth <= rssGrowthMB] as [String: Any]
+        }
+        if let growth = report["rssAnonGrowthStoreFullMB"] as? Double {
+            let memory = report["storeFullMemory"] as? [String: Any]
+            let settled = memory?["rssAnonGrowthAfterSettlingMB"] as? Double
+            targets["rssAnonGrowthStoreFullMB"] = [
+                "limit": storeFullGrowthMB, "met": growth <= storeFullGrowthMB, "reads": memory?["readsWithStoreFull"] ?? NSNull(),
+                // The same from the first 1,000 reads with the store full on (the heap settled).
+                "metAfterSettling": settled.map { $0 <= storeFullGrowthMB } ?? NSNull(),
+            ] as [String: Any]
         }
         if let seconds = report["benchSeconds"] as? [String: Any], let run = seconds["run"] as? Int64 {
             let build = seconds["build"] as? Int64

@@ -6,7 +6,9 @@ import MRTDTesting
 
 // scripts/bench builds this in release mode and prints one JSON object (docs/performance.md).
 // Flags: --iterations=N (replays and floor samples per variant), --samples=DIR (../shared/samples),
-// --replay=VARIANT (only replay that read N times, nothing printed: for a profiler).
+// --replay=VARIANT (only replay that read N times, nothing printed: for a profiler),
+// --store-full-reads=N (reads after the daemon's result store is full, default 10,000),
+// --daemon-memory-only (only the daemon's memory figures and the binary sizes: a long soak).
 let arguments = CommandLine.arguments.dropFirst()
 func flag(_ name: String) -> String? {
     arguments.first(where: { $0.hasPrefix("--\(name)=") }).map { String($0.dropFirst(name.count + 3)) }
@@ -15,6 +17,13 @@ let iterations = max(1, flag("iterations").flatMap { Int($0) } ?? 50)
 let started = ContinuousClock.now
 if let name = flag("replay") {
     try await ReadBench.replayOnly(name, iterations: iterations)
+    exit(0)
+}
+
+if arguments.contains("--daemon-memory-only") {
+    let memory = DaemonBench.runOrExit(.init(arguments: arguments))
+    let json = try JSONSerialization.data(withJSONObject: memory, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: json, as: UTF8.self))
     exit(0)
 }
 

@@ -13,6 +13,10 @@ enum DaemonBench {
         var readClients = 4
         var subscribers = 100
         var fanOutRounds = 20
+        /// Reads after the result store is full (`--store-full-reads=N`, whole thousands).
+        var storeFullReads = 10_000
+        /// `--daemon-memory-only`: the memory figures alone (a long `--store-full-reads` run).
+        var memoryOnly = false
 
         init(arguments: some Sequence<String>) {
             let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -20,6 +24,10 @@ enum DaemonBench {
             for argument in arguments where argument.hasPrefix("--mrtdd=") {
                 executable = String(argument.dropFirst("--mrtdd=".count))
             }
+            for argument in arguments where argument.hasPrefix("--store-full-reads=") {
+                storeFullReads = max(2000, Int(argument.dropFirst("--store-full-reads=".count)) ?? storeFullReads)
+            }
+            memoryOnly = arguments.contains("--daemon-memory-only")
         }
     }
 
@@ -51,22 +59,16 @@ enum DaemonBench {
         let socket = daemon.socket
         var report: [String: Any] = [:]
 
-        // Memory first, on a fresh daemon: idle after one request, then 1,000 and 2,000 reads.
+        // Memory first, on a fresh daemon: idle after one request, then 1,000 reads that fill the
+        // result store, then `storeFullReads` more in steps of 1,000 (StoreFullMemory).
         let readers = try HTTPLoad.run(socket: socket, requests: [httpRequest("GET", "/v1/readers")], clients: 1, count: 1, keepAlive: false)
         guard readers.statuses[200] == 1 else { throw DaemonBenchError("GET /v1/readers answered \(readers.statuses)") }
         usleep(300_000)
-        let idle = try ProcessMemory(pid: daemon.pid)
         let reads = [httpRequest("POST", "/v1/reads?wait=true", body: passportRead), httpRequest("POST", "/v1/reads?wait=true", body: idCardRead)]
-        let first = try HTTPLoad.run(socket: socket, requests: reads, clients: options.readClients, count: options.reads, keepAlive: true)
-        let afterFirst = try ProcessMemory(pid: daemon.pid)
-        let second = try HTTPLoad.run(socket: socket, requests: reads, clients: options.readClients, count: options.reads, keepAlive: true)
-        let afterSecond = try ProcessMemory(pid: daemon.pid)
-        // A third 1,000 tells a leak (grows again) from the allocator settling (levels off).
-        let third = try HTTPLoad.run(socket: socket, requests: reads, clients: options.readClients, count: options.reads, keepAlive: true)
-        let afterThird = try ProcessMemory(pid: daemon.pid)
-        for run in [first, second, third] where run.statuses[200] != options.reads {
-            throw DaemonBenchError("reads answered \(run.statuses), expected \(options.reads) × 200")
+        let memory = try Section.timed("daemon memory over \(options.storeFullReads) reads with the store full") {
+            try StoreFullMemory.measure(socket: socket, pid: daemon.pid, reads: options.storeFullReads, clients: options.readClients, requests: reads)
         }
+        let idle = memory.idle, afterFirst = memory.afterFill, afterSecond = memory.steps[0], afterThird = memory.steps[1]
         let retained = try metric("mrtdd_results_retained", socket: socket)
         report["idleRssMB"] = ProcessMemory.mib(idle.vmRSS)
         report["rssAfter1000ReadsMB"] = ProcessMemory.mib(afterFirst.vmRSS)
@@ -74,14 +76,21 @@ enum DaemonBench {
         report["rssAfter3000ReadsMB"] = ProcessMemory.mib(afterThird.vmRSS)
         report["rssGrowthAfter1000ReadsMB"] = ProcessMemory.mib(afterSecond.vmRSS - afterFirst.vmRSS)
         report["idleRssAnonMB"] = ProcessMemory.mib(idle.rssAnon)
+        report["rssAnonGrowthStoreFullMB"] = memory.rssAnonGrowthMB
+        report["storeFullMemory"] = memory.json
         report["daemonMemory"] = [
             "idle": idle.json, "after1000Reads": afterFirst.json, "after2000Reads": afterSecond.json, "after3000Reads": afterThird.json,
-            "readsPerRun": options.reads, "readClients": options.readClients,
-            "readsPerSecond": [first, second, third].map { rounded(Double(options.reads) / $0.seconds, 1) },
-            "readLatencyP50Ms": [first, second, third].map { rounded($0.percentile(0.5), 2) },
+            "readsPerRun": StoreFullMemory.step, "readClients": options.readClients,
+            "readsPerSecond": memory.readsPerSecond, "readLatencyP50Ms": memory.readLatencyP50Ms,
             "resultsRetained": retained ?? -1, "maxResults": 1000,
             "note": "VmRSS = RssAnon (the daemon's own: heap, stacks, relocated library data) + RssFile (mapped library code, shared with other Swift processes) + RssShmem, MiB",
         ] as [String: Any]
+        let directory = URL(fileURLWithPath: options.executable).deletingLastPathComponent().path
+        let sizes = BinarySizes.measure(directory: directory, names: ["mrtdd", "mrtdctl"])
+        report["binarySizes"] = sizes
+        if let mrtdd = sizes["mrtdd"] as? [String: Any] { report["mrtddBinaryMB"] = mrtdd["mb"] }
+        if let mrtdctl = sizes["mrtdctl"] as? [String: Any] { report["mrtdctlBinaryMB"] = mrtdctl["mb"] }
+        if options.memoryOnly { return report }
 
         // API latency: keep-alive (what mrtdctl and HTTP client libraries do), then a new
         // connection per request.
