@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One Server-Sent Event of `GET /v1/events`: a type (`reader.added`, ...) and a JSON payload.
 /// Payloads carry reader names, job ids, phases and codes, never document data.
@@ -80,29 +81,30 @@ public enum EventPayload {
 /// job's owner and root, reader and card events to all). Synchronous and lock-based so that the
 /// order events are published in is the order every subscriber sees. A subscriber that falls
 /// `bufferSize` events behind (a stalled client) is dropped: its stream ends and its connection closes.
+// Invariant: every var is only touched inside `lock.withLock`.
 public final class EventBus: @unchecked Sendable {
     private struct Subscriber {
         var peer: PeerCredentials
         var continuation: AsyncStream<DaemonEvent>.Continuation
         var onDrop: @Sendable () -> Void
     }
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var subscribers: [UUID: Subscriber] = [:]
     private var quota: UIDQuota
     private var sequence: UInt64 = 0
     private var closed = false
     private let bufferSize: Int
-    private let dropped = Locked(0)
+    private let dropped = Mutex(0)
 
     public init(maxSubscribers: Int, maxSubscribersPerUser: Int = .max, bufferSize: Int = 512) {
         quota = UIDQuota(limit: maxSubscribers, perUser: maxSubscribersPerUser)
         self.bufferSize = bufferSize
     }
 
-    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+    public var subscriberCount: Int { lock.withLock { _ in subscribers.count } }
 
     /// Subscribers dropped so far because they fell behind their buffer.
-    public var droppedSubscribers: Int { dropped.current }
+    public var droppedSubscribers: Int { dropped.withLock { $0 } }
 
     /// A new stream of every event from now on that `peer` may see. Throws `.tooManySubscribers`,
     /// `.tooManySubscribersForUser` or `.shuttingDown`. `onDrop` runs when the subscriber is dropped
@@ -110,7 +112,7 @@ public final class EventBus: @unchecked Sendable {
     public func subscribe(peer: PeerCredentials, onDrop: @escaping @Sendable () -> Void = {}) throws(APIError) -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let id = UUID()
-        let refusal: APIError? = lock.withLock {
+        let refusal: APIError? = lock.withLock { _ in
             if closed { return .shuttingDown }
             switch quota.take(peer.uid) {
             case .global?: return .tooManySubscribers
@@ -123,7 +125,7 @@ public final class EventBus: @unchecked Sendable {
         if let refusal { throw refusal }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.withLock {
+            self.lock.withLock { _ in
                 if self.subscribers.removeValue(forKey: id) != nil { self.quota.release(peer.uid) }
             }
         }
@@ -131,7 +133,7 @@ public final class EventBus: @unchecked Sendable {
     }
 
     public func publish(_ event: DaemonEvent) {
-        let laggards: [Subscriber] = lock.withLock {
+        let laggards: [Subscriber] = lock.withLock { _ in
             sequence += 1
             var numbered = event
             numbered.sequence = sequence
@@ -146,7 +148,7 @@ public final class EventBus: @unchecked Sendable {
             }
             return behind
         }
-        if !laggards.isEmpty { dropped.withValue { $0 += laggards.count } }
+        if !laggards.isEmpty { dropped.withLock { $0 += laggards.count } }
         for subscriber in laggards {
             subscriber.continuation.finish()
             subscriber.onDrop()
@@ -155,7 +157,7 @@ public final class EventBus: @unchecked Sendable {
 
     /// Ends every stream (shutdown); later subscriptions are refused.
     public func finishAll() {
-        let all: [AsyncStream<DaemonEvent>.Continuation] = lock.withLock {
+        let all: [AsyncStream<DaemonEvent>.Continuation] = lock.withLock { _ in
             closed = true
             defer { subscribers.removeAll() }
             return subscribers.values.map(\.continuation)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import MRTDCore
 
 /// Numbers, printed (scripts/demo measures the daemon as a separate process).
 @Suite(.serialized) struct DaemonMeasurementTests {

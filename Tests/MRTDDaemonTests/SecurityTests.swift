@@ -4,6 +4,7 @@ import HTTPTypes
 @testable import MRTDDaemon
 #if canImport(Glibc)
 import Glibc
+import MRTDCore
 #endif
 
 /// The daemon as a hostile local user attacks it (issue 14): other uids' jobs, path variants,
