@@ -1,6 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Upcoming features that make a dependency leak fail to compile: an `import` is internal unless
+// marked `public import` (InternalImportsByDefault), existentials are spelled `any P`
+// (ExistentialAny), and members are visible only from modules the file imports (MemberImportVisibility).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "mrtdd",
     platforms: [.macOS(.v14)],
@@ -39,23 +48,23 @@ let package = Package(
 
         .target(
             name: "MRTDCore",
-            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")]),
+            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // A narrow PKCS #11 client (dlopen of the module an RFC 7512 URI names): EAC terminal keys in an HSM.
         .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "MRTDCrypto",
-            dependencies: ["MRTDCore", "CLibCrypto", "CPKCS11"]),
+            dependencies: ["MRTDCore", "CLibCrypto", "CPKCS11"], swiftSettings: strict),
         .target(
             name: "MRTDVerification",
-            dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")]),
+            dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // The protocol layer composes a read with its verification; MRTDVerification itself never
         // depends on the protocol code, so it runs offline on saved dumps.
         .target(
             name: "MRTDProtocol",
-            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDVerification"]),
+            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDVerification"], swiftSettings: strict),
         .target(
             name: "MRTDReaders",
-            dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"]),
+            dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"], swiftSettings: strict),
         // posix_openpt for the PN532 emulator (XSI functions the Glibc module leaves out).
         .target(name: "CPseudoTerminal", path: "Sources/CPseudoTerminal"),
         .target(
@@ -63,7 +72,7 @@ let package = Package(
             dependencies: [
                 "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "CPseudoTerminal",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]),
+            ], swiftSettings: strict),
         // The daemon: reader monitor, read scheduler, API server (Hummingbird over a Unix socket),
         // configuration, events, and the one place errors become API codes. Also the socket client
         // mrtdctl uses.
@@ -82,13 +91,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
-            ]),
+            ], swiftSettings: strict),
         .executableTarget(
             name: "mrtdd",
             dependencies: [
                 "MRTDDaemon", "MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDVerification", "MRTDCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ], swiftSettings: strict),
         .executableTarget(
             name: "mrtdctl",
             dependencies: [
@@ -99,20 +108,20 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]),
+            ], swiftSettings: strict),
 
-        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
-        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
-        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"]),
+        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
+        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
+        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"], swiftSettings: strict),
         .testTarget(
-            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"]),
-        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
+            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"], swiftSettings: strict),
+        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"], swiftSettings: strict),
         .testTarget(
             name: "MRTDDaemonTests",
             dependencies: [
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
-        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"]),
+            ], swiftSettings: strict),
+        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto"], swiftSettings: strict),
     ]
 )

@@ -129,17 +129,20 @@ package final class BlockingThread: Sendable {
     /// `stackSize` nil is the system's default.
     package static func detach(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+        pthread_attr_init(attributes)
+        defer {
+            pthread_attr_destroy(attributes)
+            attributes.deallocate()
+        }
+        if let stackSize { pthread_attr_setstacksize(attributes, stackSize) }
+        pthread_attr_setdetachstate(attributes, Int32(PTHREAD_CREATE_DETACHED))
         #if canImport(Darwin)
         var thread: pthread_t?
         #else
-        var thread = pthread_t()
+        var thread: pthread_t = 0
         #endif
-        let created = pthread_create(&thread, &attributes, { raw in
+        let created = pthread_create(&thread, attributes, { raw in
             #if canImport(Darwin)
             let start = Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue()
             #else

@@ -1,6 +1,6 @@
 internal import CLibCrypto
 import Foundation
-import MRTDCore
+public import MRTDCore
 import Synchronization
 
 /// A prime-order subgroup of Z_p* for DH key agreement and the PACE mappings: the RFC 5114 groups

@@ -1,6 +1,6 @@
 internal import CLibCrypto
 import Foundation
-import MRTDCore
+public import MRTDCore
 import Synchronization
 
 /// An elliptic curve over a prime field, for ECDH and the PACE mappings: one of the standardized

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HTTPTypes
 public import Hummingbird
 import HummingbirdCore
@@ -11,6 +11,7 @@ public import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 import Synchronization
+import CDispatch
 #endif
 
 /// The request context of every API handler: Hummingbird's core context plus the caller's

@@ -5,6 +5,7 @@ public import ServiceLifecycle
 public import UnixSignals
 import Synchronization
 import MRTDCore
+import Hummingbird
 
 /// mrtdd assembled: a reader monitor over any number of backends, the read scheduler and the API
 /// server, run as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.

@@ -1,6 +1,6 @@
 import Foundation
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 import MRTDProtocol
 import SwiftASN1
 import Synchronization

@@ -1,6 +1,6 @@
 internal import CPseudoTerminal
 import Foundation
-import MRTDCore
+public import MRTDCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-import Foundation
-import MRTDCrypto
+public import Foundation
+public import MRTDCrypto
 import Synchronization
 
 /// A SoftHSM2 token for tests (Debian `softhsm2`): one per test process, in a private

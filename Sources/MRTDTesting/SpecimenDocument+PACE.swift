@@ -1,5 +1,6 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
+public import Foundation
 
 extension SpecimenDocument {
     /// EF.CardSecurity for `securityInfos`: CMS SignedData with eContentType `id-SecurityObject`

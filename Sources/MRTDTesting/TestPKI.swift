@@ -1,4 +1,4 @@
-import MRTDCrypto
+public import MRTDCrypto
 
 /// The TEST-ONLY CSCA and document signer behind the specimen passport (`certs/test/`).
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import MRTDCrypto
+public import Foundation
+public import MRTDCrypto
 import SwiftASN1
 
 /// A deviation list (ICAO Doc 9303-12, 8th ed., §10 "Deviation List Structure"; the format BSI

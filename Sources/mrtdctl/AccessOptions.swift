@@ -1,8 +1,9 @@
-import ArgumentParser
+public import ArgumentParser
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import Foundation
 
 extension AccessPolicy: ExpressibleByArgument {}
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
+import Foundation
 
 /// Chip and Active Authentication on the virtual chip (with --simulate): DG14/DG15 and their keys.
 struct AuthenticationSimulationOptions: ParsableArguments {

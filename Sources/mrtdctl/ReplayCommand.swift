@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MRTDCore
 import MRTDTesting
+import MRTDProtocol
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

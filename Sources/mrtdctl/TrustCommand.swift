@@ -3,6 +3,7 @@ import Foundation
 import MRTDCore
 import MRTDTesting
 import MRTDVerification
+import MRTDCrypto
 
 /// `--trust PATH` (repeatable), `--trust-test` and `--no-default-trust`, shared by `read`, `verify`
 /// and `trust list`.

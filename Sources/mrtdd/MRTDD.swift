@@ -7,6 +7,7 @@ import MRTDReaders
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import MRTDCrypto
 
 @main
 struct MRTDD: AsyncParsableCommand, Sendable {

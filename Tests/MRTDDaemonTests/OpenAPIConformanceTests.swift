@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import MRTDDaemon
 import MRTDCore
+import HTTPTypes
+import MRTDTesting
 
 /// The subset of docs/openapi.yaml the conformance test checks: per path and method, the documented
 /// statuses and the schema each JSON answer references; per schema, its required fields. (The file

@@ -3,6 +3,7 @@ import Testing
 @testable import MRTDDaemon
 #if canImport(Glibc)
 import Glibc
+import HTTPTypes
 #endif
 
 /// mrtdd as a process under the attacks of issue 14 that need one: file-descriptor exhaustion

@@ -5,6 +5,7 @@ import HTTPTypes
 #if canImport(Glibc)
 import Glibc
 import MRTDCore
+import MRTDTesting
 #endif
 
 /// The daemon as a hostile local user attacks it (issue 14): other uids' jobs, path variants,

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import MRTDCore
-import MRTDCrypto
+public import MRTDCrypto
 import Synchronization
 
 /// A throw-away CSCA and document signer generated in-process (OpenSSL through MRTDCrypto), for

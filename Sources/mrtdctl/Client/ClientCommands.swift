@@ -3,6 +3,7 @@ import Foundation
 import MRTDCore
 import MRTDDaemon
 import MRTDProtocol
+import MRTDReaders
 
 /// `mrtdctl health`.
 struct Health: AsyncParsableCommand {
