@@ -8,9 +8,9 @@ import NIOExtras
 import NIOHTTP1
 import NIOPosix
 public import ServiceLifecycle
+import Synchronization
 #if canImport(Glibc)
 import Glibc
-import Synchronization
 import CDispatch
 #endif
 

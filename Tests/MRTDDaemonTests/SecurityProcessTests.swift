@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
 #if canImport(Glibc)
 import Glibc
-import HTTPTypes
 #endif
 
 /// mrtdd as a process under the attacks of issue 14 that need one: file-descriptor exhaustion

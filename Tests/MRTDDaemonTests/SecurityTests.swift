@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import HTTPTypes
 @testable import MRTDDaemon
-#if canImport(Glibc)
-import Glibc
 import MRTDCore
 import MRTDTesting
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// The daemon as a hostile local user attacks it (issue 14): other uids' jobs, path variants,
