@@ -1,6 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Every Swift target: a dependency leak fails to compile (issue 17).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "mrtdd",
     platforms: [.macOS(.v14)],
@@ -45,28 +52,28 @@ let package = Package(
 
         .target(
             name: "MRTDCore",
-            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")]),
+            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // A narrow PKCS #11 client (dlopen of the module an RFC 7512 URI names): EAC terminal keys in an HSM.
         .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "MRTDCrypto",
-            dependencies: ["MRTDCore", "CLibCrypto", "CPKCS11"]),
+            dependencies: ["MRTDCore", "CLibCrypto", "CPKCS11"], swiftSettings: strict),
         .target(
             name: "MRTDVerification",
-            dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")]),
+            dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // The protocol layer composes a read with its verification; MRTDVerification itself never
         // depends on the protocol code, so it runs offline on saved dumps.
         .target(
             name: "MRTDProtocol",
-            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDVerification"]),
+            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDVerification"], swiftSettings: strict),
         .target(
             name: "MRTDReaders",
-            dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"]),
+            dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"], swiftSettings: strict),
         // Transcripts (docs/transcripts.md): the recorded read, the recording and scripted transports,
         // replay. Product code: `mrtdctl read --record`, `replay`, the daemon's record-directory.
         .target(
             name: "MRTDTranscript",
-            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDProtocol"]),
+            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDProtocol"], swiftSettings: strict),
         // `--simulate` only: the virtual chip, the specimen documents, the virtual reader backend and
         // the per-process simulation PKI. Holds no private key (scripts/check-deps, tests of the binaries).
         .target(
@@ -74,7 +81,7 @@ let package = Package(
             dependencies: [
                 "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]),
+            ], swiftSettings: strict),
         // The daemon's socket API as a client sees it: the API models, the error body, the client, the
         // one version of both executables. No server code (no Hummingbird).
         .target(
@@ -85,7 +92,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]),
+            ], swiftSettings: strict),
         // TEST-ONLY below: scripts/check-deps fails when a product target (mrtdd, mrtdctl and all they
         // reach) depends on one of these.
         // posix_openpt for the PN532 emulator (XSI functions the Glibc module leaves out).
@@ -99,7 +106,7 @@ let package = Package(
                 "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDSimulation",
                 "MRTDTranscript", "CPseudoTerminal",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]),
+            ], swiftSettings: strict),
         // The daemon: reader monitor, read scheduler, API server (Hummingbird over a Unix socket),
         // configuration, events, and the one place errors become API codes.
         .target(
@@ -117,14 +124,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
-            ]),
+            ], swiftSettings: strict),
         .executableTarget(
             name: "mrtdd",
             dependencies: [
                 "MRTDDaemon", "MRTDClient", "MRTDReaders", "MRTDSimulation", "MRTDProtocol", "MRTDVerification",
                 "MRTDCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ], swiftSettings: strict),
         // The client and direct reader: never the daemon module (scripts/check-deps).
         .executableTarget(
             name: "mrtdctl",
@@ -137,20 +144,20 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]),
+            ], swiftSettings: strict),
 
-        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"]),
-        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"]),
-        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"]),
+        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
+        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
+        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"], swiftSettings: strict),
         .testTarget(
-            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"]),
-        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"]),
+            name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"], swiftSettings: strict),
+        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"], swiftSettings: strict),
         .testTarget(
             name: "MRTDDaemonTests",
             dependencies: [
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
-        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders"]),
+            ], swiftSettings: strict),
+        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders"], swiftSettings: strict),
     ]
 )

@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// The content signed inside EF.SOD: the hash of every data group (Doc 9303-10 §4.6.2.2).
 ///

@@ -1,10 +1,12 @@
 internal import CLibCrypto
 import Foundation
-import MRTDCore
+public import MRTDCore
+import Synchronization
 
 /// A prime-order subgroup of Z_p* for DH key agreement and the PACE mappings: the RFC 5114 groups
 /// of Doc 9303-11 §9.5.1 (IDs 0-2) or explicit parameters. Arithmetic is plain BIGNUM modular
 /// exponentiation (constant-time for secret exponents); the deprecated `DH_*` API is not used.
+// Invariant: the BIGNUMs and BN_CTX are only used inside `locked` (under `lock`); the rest is immutable.
 public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     /// The standardized DH groups (RFC 5114 §2.1-2.3).
     public enum StandardGroup: Int, CaseIterable, Sendable {
@@ -30,7 +32,7 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let context: BigNumberContext
     private let p: BigNumber
     private let g: BigNumber
@@ -86,9 +88,11 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
 
     /// Runs `body` under the lock with a scope that keeps its OpenSSL temporaries alive.
     private func locked<T>(_ body: (LifetimeScope) throws -> T) throws -> T {
-        let scope = LifetimeScope()
-        defer { withExtendedLifetime(scope) {} }
-        return try lock.withLock { try body(scope) }
+        try lock.withLock { _ in
+            let scope = LifetimeScope()
+            defer { withExtendedLifetime(scope) {} }
+            return try body(scope)
+        }
     }
 
     // MARK: KeyAgreementGroup

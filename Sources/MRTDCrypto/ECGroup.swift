@@ -1,11 +1,13 @@
 internal import CLibCrypto
 import Foundation
-import MRTDCore
+public import MRTDCore
+import Synchronization
 
 /// An elliptic curve over a prime field, for ECDH and the PACE mappings: one of the standardized
 /// curves of Doc 9303-11 §9.5.1 or explicit parameters (BSI TR-03110-3 §A.2.1.1).
 ///
 /// Owns its `EC_GROUP` and a `BN_CTX`; calls are serialised by a lock (see ``KeyAgreementGroup``).
+// Invariant: the EC_GROUP and BN_CTX are only used inside `locked` (under `lock`); the rest is immutable.
 public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
     /// The standardized elliptic curves and their domain parameter IDs (Doc 9303-11 Table 9.5.1).
     public enum StandardCurve: Int, CaseIterable, Sendable {
@@ -74,7 +76,7 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
 
     let group: OpaquePointer
     private let context: BigNumberContext
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let p: BigNumber
     private let a: BigNumber
     private let b: BigNumber
@@ -178,9 +180,11 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
 
     /// Runs `body` under the lock with a scope that keeps its OpenSSL temporaries alive.
     private func locked<T>(_ body: (LifetimeScope) throws -> T) throws -> T {
-        let scope = LifetimeScope()
-        defer { withExtendedLifetime(scope) {} }
-        return try lock.withLock { try body(scope) }
+        try lock.withLock { _ in
+            let scope = LifetimeScope()
+            defer { withExtendedLifetime(scope) {} }
+            return try body(scope)
+        }
     }
 
     // MARK: KeyAgreementGroup

@@ -3,6 +3,7 @@ internal import CLibCrypto
 /// Algorithm implementations fetched once from the default provider and kept for the life of the
 /// process, so hot paths (digests, CMAC) skip OpenSSL 3's implicit fetch on every call.
 /// Fetched `EVP_MD` / `EVP_MAC` objects are immutable and safe to share between threads.
+// Invariant: fetched once in init, read-only afterwards (OpenSSL fetched objects are thread-safe).
 final class FetchedAlgorithms: @unchecked Sendable {
     static let shared = FetchedAlgorithms()
 

@@ -1,5 +1,5 @@
 import Foundation
-import MRTDCore
+public import MRTDCore
 
 /// A group for (EC)DH key agreement: an elliptic curve over a prime field or a prime-order subgroup
 /// of Z_p*. Keys and group elements cross this API as bytes: private keys big-endian, EC public keys

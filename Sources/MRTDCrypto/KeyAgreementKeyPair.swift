@@ -1,5 +1,5 @@
 internal import CLibCrypto
-import MRTDCore
+public import MRTDCore
 
 /// An (EC)DH key pair: the terminal's ephemeral key in Chip Authentication, or (in tests and the
 /// virtual chip) a chip's static key. The private key never leaves OpenSSL.

@@ -1,5 +1,5 @@
 internal import CLibCrypto
-import MRTDCore
+public import MRTDCore
 
 /// Why a key agreement public key or its domain parameters are not acceptable.
 public enum KeyAgreementKeyProblem: String, Sendable, Equatable {

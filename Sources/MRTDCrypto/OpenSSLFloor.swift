@@ -1,5 +1,6 @@
 internal import CLibCrypto
 import Foundation
+import MRTDCore
 
 /// The raw OpenSSL operations a key agreement needs, timed without any of this library's wrapping
 /// (no byte encoding, validation or allocation beyond OpenSSL's own): the floor that protocol

@@ -31,6 +31,7 @@ final class MemoryBIO {
 }
 
 /// Owns an `X509` and frees it in `deinit`. Never mutated after creation, so it may be shared.
+// Invariant: the X509 is never mutated after creation and freed only in deinit.
 final class X509Handle: @unchecked Sendable {
     let pointer: OpaquePointer
 
@@ -45,6 +46,7 @@ final class X509Handle: @unchecked Sendable {
 
 /// Owns an `EVP_PKEY` and frees it in `deinit`. Never mutated after creation; each signature gets
 /// its own `EVP_PKEY_CTX`, so it may be shared between threads.
+// Invariant: the EVP_PKEY is never mutated after creation and freed only in deinit.
 final class EVPKeyHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 

@@ -265,6 +265,7 @@ extension EVPKeyHandle {
 
 /// The curves of the standardized domain parameters (IDs 8-18), built once; `EC_GROUP` objects are
 /// only read after creation, so they may be shared between threads.
+// Invariant: the EC_GROUPs are built once in init and only read afterwards.
 final class StandardizedCurveGroups: @unchecked Sendable {
     static let shared = StandardizedCurveGroups()
     let groups: [(Int32, OpaquePointer)]

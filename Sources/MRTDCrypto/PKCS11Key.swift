@@ -1,5 +1,6 @@
 internal import CPKCS11
 import Foundation
+import MRTDCore
 
 /// A private key in a PKCS #11 token (an HSM, or SoftHSM2 in tests), named by an RFC 7512 URI:
 /// `pkcs11:token=LABEL;object=LABEL;id=%01?module-path=/usr/lib/softhsm/libsofthsm2.so&pin-value=1234`
@@ -112,7 +113,7 @@ public struct PKCS11Key: Sendable, CustomStringConvertible {
         let key = self
         let parameters = pss
         let result: Result<[UInt8], CryptoError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            BlockingThread.detach(name: "pkcs11-sign") {
                 continuation.resume(returning: key.signBlocking(mechanism: mechanism, pss: parameters, data: data))
             }
         }

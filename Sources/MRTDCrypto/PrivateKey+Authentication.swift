@@ -1,4 +1,5 @@
 internal import CLibCrypto
+import MRTDCore
 
 /// Key generation and the raw signing operations a chip performs in Active Authentication; for the
 /// virtual chip and tests.

@@ -1,5 +1,6 @@
 internal import CLibCrypto
 import Foundation
+import Synchronization
 
 /// A source of random bytes. Protocol code takes one so tests can replay the ICAO worked examples
 /// (Doc 9303-11 Appendices D, G, H, I) byte for byte.
@@ -24,8 +25,9 @@ public struct SystemRandom: RandomSource {
 
 /// A test double that hands out the given bytes in order and throws
 /// `CryptoError.randomSourceExhausted` when asked for more than it has left.
+// Invariant: `position` is only touched inside `lock.withLock`.
 public final class ScriptedRandom: RandomSource, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let bytes: [UInt8]
     private var position = 0
 
@@ -36,13 +38,13 @@ public final class ScriptedRandom: RandomSource, @unchecked Sendable {
 
     /// The number of bytes not yet handed out.
     public var remaining: Int {
-        lock.withLock { bytes.count - position }
+        lock.withLock { _ in bytes.count - position }
     }
 
     /// Returns the next `count` bytes; a request past the end consumes nothing and throws.
     public func randomBytes(_ count: Int) throws -> [UInt8] {
         guard count >= 0 else { throw CryptoError.invalidInput("random byte count \(count)") }
-        return try lock.withLock {
+        return try lock.withLock { _ in
             guard bytes.count - position >= count else { throw CryptoError.randomSourceExhausted }
             defer { position += count }
             return Array(bytes[position..<position + count])
@@ -52,8 +54,9 @@ public final class ScriptedRandom: RandomSource, @unchecked Sendable {
 
 /// Wraps another source and records every byte it hands out, in order, so a live session can be
 /// replayed later with `ScriptedRandom(recorded)`.
+// Invariant: `log` is only touched inside `lock.withLock`.
 public final class RecordingRandom: RandomSource, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let base: any RandomSource
     private var log: [UInt8] = []
 
@@ -63,11 +66,11 @@ public final class RecordingRandom: RandomSource, @unchecked Sendable {
 
     /// Every byte handed out so far, in order.
     public var recorded: [UInt8] {
-        lock.withLock { log }
+        lock.withLock { _ in log }
     }
 
     public func randomBytes(_ count: Int) throws -> [UInt8] {
-        try lock.withLock {
+        try lock.withLock { _ in
             let bytes = try base.randomBytes(count)
             log.append(contentsOf: bytes)
             return bytes

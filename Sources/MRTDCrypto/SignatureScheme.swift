@@ -1,3 +1,4 @@
+import Foundation
 /// A signature scheme as named by an AlgorithmIdentifier, reduced to what the math needs.
 ///
 /// MD5 cannot be expressed (``DigestAlgorithm`` has no MD5): Doc 9303-12 §7 and BSI TR-03105

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdCore
 public import MRTDCore
+import Hummingbird
 
 /// The layer that turns a client's bytes into an API request: content type and length checks,
 /// the strict JSON decoding of `POST /v1/reads` bodies, the access secret, the query parameters and

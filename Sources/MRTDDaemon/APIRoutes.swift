@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import MRTDCore
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
 /// `ReadScheduler`, error → status mapping in `APIError`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HTTPTypes
 public import Hummingbird
 import HummingbirdCore
@@ -8,8 +8,10 @@ import NIOExtras
 import NIOHTTP1
 import NIOPosix
 public import ServiceLifecycle
+import Synchronization
 #if canImport(Glibc)
 import Glibc
+import CDispatch
 #endif
 
 /// The request context of every API handler: Hummingbird's core context plus the caller's
@@ -80,13 +82,13 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     private let logger: Logger
     private let metrics: DaemonMetrics
     private let onShutdown: @Sendable () async -> Void
-    private let admission: Locked<UIDQuota>
+    private let admission: Mutex<UIDQuota>
     /// Each accepted connection's credentials and whether it was admitted, by channel.
-    private let accepted = Locked<[ObjectIdentifier: (peer: PeerCredentials?, admitted: Bool)]>([:])
-    private let bound = Locked<(path: String, identity: [Int])?>(nil)
-    private let ready = Locked<[CheckedContinuation<Void, Never>]?>([])
+    private let accepted = Mutex<[ObjectIdentifier: (peer: PeerCredentials?, admitted: Bool)]>([:])
+    private let bound = Mutex<(path: String, identity: [Int])?>(nil)
+    private let ready = Mutex<[CheckedContinuation<Void, Never>]?>([])
     /// Refused connections not closed yet.
-    private let lingering = Locked(0)
+    private let lingering = Mutex(0)
     /// Descriptors API connections may use, admitted and refused ones together.
     private let descriptorBudget: Int
     /// File descriptors kept free for everything but API connections (readers, pcscd, trust store,
@@ -107,17 +109,17 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         self.onShutdown = onShutdown
         let descriptors = Self.descriptorLimit()
         descriptorBudget = descriptors == .max ? .max : descriptors - Self.reservedDescriptors
-        admission = Locked(UIDQuota(
+        admission = Mutex(UIDQuota(
             limit: Self.connectionLimit(configured: configuration.maxClients, descriptors: descriptors),
             perUser: configuration.maxClientsPerUser))
     }
 
     /// Open API connections now (admitted ones).
-    public var connections: Int { admission.current.total }
+    public var connections: Int { admission.withLock { $0.total } }
 
     /// How many connections are admitted at once: `maxClients`, and never so many that the process
     /// runs out of file descriptors (`RLIMIT_NOFILE`, less `reservedDescriptors`).
-    public var connectionLimit: Int { admission.current.limit }
+    public var connectionLimit: Int { admission.withLock { $0.limit } }
 
     static func descriptorLimit() -> Int {
         var limit = rlimit()
@@ -132,7 +134,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     /// Returns once the socket accepts connections.
     public func waitUntilListening() async {
         await withCheckedContinuation { continuation in
-            let now: Bool = ready.withValue { waiters in
+            let now: Bool = ready.withLock { waiters in
                 guard waiters != nil else { return true }
                 waiters?.append(continuation)
                 return false
@@ -142,7 +144,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     }
 
     private func markListening() {
-        let waiters = ready.withValue { waiters in
+        let waiters = ready.withLock { waiters in
             defer { waiters = nil }
             return waiters ?? []
         }
@@ -164,23 +166,23 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         Self.peerCredentialsFuture(of: channel).map { peer in
             guard let peer else {
                 self.logger.warning("connection without peer credentials closed")
-                self.accepted.withValue { $0[ObjectIdentifier(channel)] = (nil, false) }
+                self.accepted.withLock { $0[ObjectIdentifier(channel)] = (nil, false) }
                 channel.close(promise: nil)
                 return
             }
-            let refusal = self.admission.withValue { $0.take(peer.uid) }
-            self.accepted.withValue { $0[ObjectIdentifier(channel)] = (peer, refusal == nil) }
+            let refusal = self.admission.withLock { $0.take(peer.uid) }
+            self.accepted.withLock { $0[ObjectIdentifier(channel)] = (peer, refusal == nil) }
             guard let refusal else { return }
             self.metrics.recordRefusedConnection()
             let error: APIError = refusal == .global ? .tooManyClients : .tooManyClientsForUser
             // Refusals wait for the client's request for a second, unless descriptors run short.
-            let lingering = self.lingering.withValue { count in
+            let lingering = self.lingering.withLock { count in
                 count += 1
                 return count
             }
-            let open = self.admission.current.total + lingering
+            let open = self.admission.withLock { $0.total } + lingering
             let grace: TimeAmount = open >= self.descriptorBudget ? .zero : .seconds(1)
-            channel.closeFuture.whenComplete { _ in self.lingering.withValue { $0 -= 1 } }
+            channel.closeFuture.whenComplete { _ in self.lingering.withLock { $0 -= 1 } }
             try? channel.pipeline.syncOperations.addHandler(RefusingHandler(answer: Self.refusal(error), grace: grace), position: .first)
         }
     }
@@ -189,13 +191,12 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         let limit = configuration.maxRequestBody
         let responder = self.responder
         let logger = self.logger
-        let accepted = self.accepted
         let serve: HTTPChannelHandler.Responder = { request, responseWriter, channel in
             var context = DaemonRequestContext(source: .init(channel: channel, logger: logger))
             context.bodyLimit = limit
             // Every request carries the credentials its connection was accepted with; a connection
             // without them is never served.
-            guard let peer = accepted.withValue({ $0[ObjectIdentifier(channel)]?.peer }) else {
+            guard let peer = self.accepted.withLock({ $0[ObjectIdentifier(channel)]?.peer }) else {
                 throw ChannelError.ioOnClosedChannel
             }
             context.peer = peer
@@ -247,7 +248,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
             // NIO listens again on a socket it is given, with its default backlog (128): restore ours.
             listen(fd, Self.backlog)
             applyPermissions(path)
-            bound.withValue { $0 = Self.identity(of: path).map { (path, $0) } }
+            bound.withLock { $0 = Self.identity(of: path).map { (path, $0) } }
             logger.info("listening", metadata: ["socket": "\(path)", "maxConnections": "\(connectionLimit)"])
         case .inherited(let fd):
             // systemd owns this socket (and its file): it is never unlinked here.
@@ -257,23 +258,22 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
         }
         markListening()
 
-        let admission = self.admission
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { tasks in
                 do {
                     try await server.executeThenClose { inbound in
                         for try await child in inbound {
                             let key = ObjectIdentifier(child.channel)
-                            let entry = accepted.withValue { $0[key] }
+                            let entry = self.accepted.withLock { $0[key] }
                             tasks.addTask {
                                 if let entry, entry.admitted, let peer = entry.peer {
                                     await http.handle(value: child, logger: logger)
-                                    admission.withValue { $0.release(peer.uid) }
+                                    self.admission.withLock { $0.release(peer.uid) }
                                 } else {
                                     // Refused or without credentials: answered (or not) and closed by now.
                                     try? await child.channel.closeFuture.get()
                                 }
-                                accepted.withValue { _ = $0.removeValue(forKey: key) }
+                                self.accepted.withLock { _ = $0.removeValue(forKey: key) }
                             }
                         }
                     }
@@ -289,7 +289,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
                 try? await done.futureResult.get()
             }
         }
-        if let socket = bound.current {
+        if let socket = bound.withLock { $0 } {
             // Only the socket this process created, if it is still there: a daemon started later on
             // the same path (after this one's was removed) keeps its socket.
             if Self.identity(of: socket.path) == socket.identity {

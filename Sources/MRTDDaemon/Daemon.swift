@@ -3,6 +3,9 @@ public import Logging
 public import MRTDReaders
 public import ServiceLifecycle
 public import UnixSignals
+import Synchronization
+import MRTDCore
+import Hummingbird
 
 /// mrtdd assembled: a reader monitor over any number of backends, the read scheduler and the API
 /// server, run as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.
@@ -25,8 +28,8 @@ public final class Daemon: Sendable {
     public let transcripts: TranscriptDirectory?
     /// Reads the configuration again for a reload (file + flags); nil: reloads reuse `configuration`.
     private let reloadConfiguration: (@Sendable () throws -> DaemonConfiguration)?
-    private let group = Locked<ServiceGroup?>(nil)
-    private let stopRequested = Locked(false)
+    private let group = Mutex<ServiceGroup?>(nil)
+    private let stopRequested = Mutex(false)
     /// This build's version, reported by `GET /v1/health`.
     public static let version = MRTDVersion.string
 
@@ -74,8 +77,8 @@ public final class Daemon: Sendable {
 
     /// Starts the same graceful shutdown as SIGTERM.
     public func shutdown() async {
-        stopRequested.withValue { $0 = true }
-        await group.current?.triggerGracefulShutdown()
+        stopRequested.withLock { $0 = true }
+        await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
     /// The services in start order; the group stops them in reverse (API first, readers last).
@@ -112,7 +115,7 @@ public final class Daemon: Sendable {
         // Loading verifies every master list signature (about half a second): on a thread of its
         // own, not on the cooperative pool that serves the API and the reads.
         return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: trust.reload(configuration: fresh)) }.start()
+            BlockingThread.detach(name: "mrtdd-trust") { continuation.resume(returning: trust.reload(configuration: fresh)) }
         }
     }
 
@@ -138,11 +141,11 @@ public final class Daemon: Sendable {
         }
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: signals, logger: logger))
-        self.group.withValue { $0 = group }
+        self.group.withLock { $0 = group }
         if let transcripts {
             logger.notice("recording every chip session (transcripts hold the access key: personal data)", metadata: ["directory": "\(transcripts.path)"])
         }
-        if stopRequested.current { await group.triggerGracefulShutdown() }
+        if stopRequested.withLock({ $0 }) { await group.triggerGracefulShutdown() }
         try await group.run()
         logger.info("stopped")
     }

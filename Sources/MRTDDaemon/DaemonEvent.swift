@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One Server-Sent Event of `GET /v1/events`: a type (`reader.added`, ...) and a JSON payload.
 /// Payloads carry reader names, job ids, phases and codes, never document data.
@@ -54,13 +55,14 @@ public struct DaemonEvent: Sendable, Equatable {
 /// `historySize` events are kept so that a client reconnecting with `Last-Event-ID: N` gets the
 /// events after N it may see before the live ones; when N is older than that history, or is no id
 /// of this run, it gets an `events.reset` event first instead (what it missed is lost).
+// Invariant: every var is only touched inside `lock.withLock`.
 public final class EventBus: @unchecked Sendable {
     private struct Subscriber {
         var peer: PeerCredentials
         var continuation: AsyncStream<DaemonEvent>.Continuation
         var onDrop: @Sendable () -> Void
     }
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var subscribers: [UUID: Subscriber] = [:]
     private var quota: UIDQuota
     /// The id of the last event published (`firstSequence - 1` before any).
@@ -70,7 +72,7 @@ public final class EventBus: @unchecked Sendable {
     private var history: EventHistory
     private var closed = false
     private let bufferSize: Int
-    private let dropped = Locked(0)
+    private let dropped = Mutex(0)
 
     /// The type of the event that tells a resuming subscriber that events were lost.
     public static let resetType = "events.reset"
@@ -91,13 +93,13 @@ public final class EventBus: @unchecked Sendable {
         history = EventHistory(capacity: max(0, min(historySize, bufferSize - 1)))
     }
 
-    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+    public var subscriberCount: Int { lock.withLock { _ in subscribers.count } }
 
     /// Subscribers dropped so far because they fell behind their buffer.
-    public var droppedSubscribers: Int { dropped.current }
+    public var droppedSubscribers: Int { dropped.withLock { $0 } }
 
     /// The id of the last event published (`firstSequence - 1` before any).
-    public var lastSequence: UInt64 { lock.withLock { sequence } }
+    public var lastSequence: UInt64 { lock.withLock { _ in sequence } }
 
     /// A new stream of every event from now on that `peer` may see. With `lastEventID` (the
     /// `Last-Event-ID` of a reconnecting client), the stream starts with the kept events after it
@@ -110,7 +112,7 @@ public final class EventBus: @unchecked Sendable {
     ) throws(SchedulerError) -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let id = UUID()
-        let refusal: SchedulerError? = lock.withLock {
+        let refusal: SchedulerError? = lock.withLock { _ in
             if closed { return .shuttingDown }
             switch quota.take(peer.uid) {
             case .global?: return .tooManySubscribers
@@ -128,7 +130,7 @@ public final class EventBus: @unchecked Sendable {
         if let refusal { throw refusal }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.withLock {
+            self.lock.withLock { _ in
                 if self.subscribers.removeValue(forKey: id) != nil { self.quota.release(peer.uid) }
             }
         }
@@ -154,7 +156,7 @@ public final class EventBus: @unchecked Sendable {
     }
 
     public func publish(_ event: DaemonEvent) {
-        let laggards: [Subscriber] = lock.withLock {
+        let laggards: [Subscriber] = lock.withLock { _ in
             var numbered = event
             if event.type != Self.keepAliveType {
                 sequence += 1
@@ -172,7 +174,7 @@ public final class EventBus: @unchecked Sendable {
             }
             return behind
         }
-        if !laggards.isEmpty { dropped.withValue { $0 += laggards.count } }
+        if !laggards.isEmpty { dropped.withLock { $0 += laggards.count } }
         for subscriber in laggards {
             subscriber.continuation.finish()
             subscriber.onDrop()
@@ -181,7 +183,7 @@ public final class EventBus: @unchecked Sendable {
 
     /// Ends every stream (shutdown); later subscriptions are refused.
     public func finishAll() {
-        let all: [AsyncStream<DaemonEvent>.Continuation] = lock.withLock {
+        let all: [AsyncStream<DaemonEvent>.Continuation] = lock.withLock { _ in
             closed = true
             defer { subscribers.removeAll() }
             return subscribers.values.map(\.continuation)

@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 
 /// Counters and gauges for `GET /metrics` (Prometheus text exposition format 0.0.4).
+// Invariant: every var is only touched inside `lock.withLock`.
 public final class DaemonMetrics: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var readsByOutcome: [String: Int] = [:]
     private var errorsByCode: [String: Int] = [:]
     private var requestsByStatus: [Int: Int] = [:]
@@ -18,7 +20,7 @@ public final class DaemonMetrics: @unchecked Sendable {
     public init() {}
 
     func recordRead(outcome: String, seconds: Double?, apdus count: Int, errorCode: String?) {
-        lock.withLock {
+        lock.withLock { _ in
             readsByOutcome[outcome, default: 0] += 1
             apdus += count
             if let code = errorCode { errorsByCode[code, default: 0] += 1 }
@@ -31,25 +33,25 @@ public final class DaemonMetrics: @unchecked Sendable {
     }
 
     func recordRequest(status: Int, errorCode: String?) {
-        lock.withLock {
+        lock.withLock { _ in
             requestsByStatus[status, default: 0] += 1
             if let code = errorCode { errorsByCode[code, default: 0] += 1 }
         }
     }
 
     func recordTranscript(written: Bool) {
-        lock.withLock {
+        lock.withLock { _ in
             if written { transcriptsWritten += 1 } else { transcriptsFailed += 1 }
         }
     }
 
     /// Transcripts written and failed so far (`record-directory`).
     var transcripts: (written: Int, failed: Int) {
-        lock.withLock { (transcriptsWritten, transcriptsFailed) }
+        lock.withLock { _ in (transcriptsWritten, transcriptsFailed) }
     }
 
     func recordRefusedConnection() {
-        lock.withLock { connectionsRefused += 1 }
+        lock.withLock { _ in connectionsRefused += 1 }
     }
 
     /// Gauges read at scrape time.
@@ -64,7 +66,7 @@ public final class DaemonMetrics: @unchecked Sendable {
     }
 
     func render(_ gauges: Gauges) -> String {
-        lock.withLock {
+        lock.withLock { _ in
             var out = ""
             func family(_ name: String, _ type: String, _ help: String) {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"

@@ -4,31 +4,31 @@ public import MRTDProtocol
 public import MRTDVerification
 import MRTDReaders
 import MRTDTranscript
+import Synchronization
 
 /// The access secret of one job. Held only while the job waits or reads; `wipe()` drops it the
 /// moment the read ends. (Swift strings cannot be zeroed in place: dropping the last reference is
 /// what is possible; the session keys derived from it are wiped by the protocol layer.)
-public final class AccessSecret: @unchecked Sendable {
+public final class AccessSecret: Sendable {
     /// What the caller gave.
     public enum Value: Sendable {
         case mrz(MRZKey)
         case can(String)
     }
-    private var value: Value?
-    private let lock = NSLockBox()
+    private let value: Mutex<Value?>
 
     public init(_ value: Value) {
-        self.value = value
+        self.value = Mutex(value)
     }
 
     /// The secret, or nil once wiped.
-    public func take() -> Value? { lock.with { value } }
+    public func take() -> Value? { value.withLock { $0 } }
 
-    public func wipe() { lock.with { value = nil } }
+    public func wipe() { value.withLock { $0 = nil } }
 
     /// `MRZ` or `CAN`, for logs and metrics.
     public var kind: String {
-        lock.with {
+        value.withLock { value in
             switch value {
             case .mrz: return "MRZ"
             case .can: return "CAN"
@@ -136,14 +136,10 @@ public struct StandardReadEngine: ReadEngine {
 }
 
 /// Hands out the scheduler's first connection once; the read's later connections are reconnects.
-private final class FirstLink: @unchecked Sendable {
-    private var transport: (any APDUTransport)?
-    private let lock = NSLock()
-    init(_ transport: any APDUTransport) { self.transport = transport }
+private final class FirstLink: Sendable {
+    private let transport: Mutex<(any APDUTransport)?>
+    init(_ transport: any APDUTransport) { self.transport = Mutex(transport) }
     func take() -> (any APDUTransport)? {
-        lock.lock()
-        defer { lock.unlock() }
-        defer { transport = nil }
-        return transport
+        transport.withLock { $0.take() }
     }
 }

@@ -1,14 +1,15 @@
-import Foundation
+public import Foundation
 public import Logging
 import MRTDTranscript
 import Synchronization
+import MRTDCore
 
 /// Writes the transcript of every chip session the daemon runs into one directory
 /// (`record-directory`, docs/transcripts.md): one `mrtd-transcript/1` file per job, mode 0600, named
 /// by start time and job id only.
 ///
 /// A transcript holds the access key, which decrypts every exchange: the directory holds personal
-/// data. Writing happens on a serial queue of its own, never on the read path; a full or unwritable
+/// data. Writing happens on a thread of its own (one file after another), never on the read path; a full or unwritable
 /// directory costs a warning (no personal data) and `mrtdd_transcripts_total{outcome="failed"}`,
 /// never a read.
 public final class TranscriptDirectory: Sendable {
@@ -16,7 +17,7 @@ public final class TranscriptDirectory: Sendable {
     public let path: String
     private let metrics: DaemonMetrics
     private let logger: Logger
-    private let queue = DispatchQueue(label: "mrtdd.transcripts", qos: .utility)
+    private let writer = BlockingThread(name: "mrtdd-transcripts")
     private let pending = Mutex(0)
     /// Transcripts waiting to be written at most; beyond this (a stuck disk) new ones are dropped.
     static let maxPending = 16
@@ -39,7 +40,7 @@ public final class TranscriptDirectory: Sendable {
             failed(job: job, file: name, reason: "too many transcripts waiting to be written")
             return
         }
-        queue.async { [self] in
+        writer.submit { [self] in
             defer { pending.withLock { $0 -= 1 } }
             do {
                 let data = try transcript.json()
@@ -56,9 +57,8 @@ public final class TranscriptDirectory: Sendable {
 
     /// Waits until every transcript handed over so far is written or has failed (shutdown, tests).
     public func drain() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { continuation.resume() }
-        }
+        // The writer runs its jobs in order and never stops: this one runs after every earlier save.
+        _ = try? await writer.run {}
     }
 
     private func failed(job: String, file: String, reason: String) {

@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 public import Logging
 public import MRTDVerification
+import Synchronization
 
 /// The trust store passive authentication uses, swapped atomically on reload (SIGHUP,
 /// `systemctl reload mrtdd`).
@@ -17,14 +18,14 @@ public final class TrustManager: Sendable {
         var lastReload: TrustReloadStatus?
         var reloads: [String: Int] = [:]
     }
-    private let state: Locked<State>
+    private let state: Mutex<State>
     /// False for a fixed store (`--simulate`, tests): reloads are refused.
     public let reloadable: Bool
     private let logger: Logger
 
     /// A fixed store (simulation, tests): reload refuses.
     public init(store: TrustStore?, summary: TrustStoreSummary, logger: Logger = Logger(label: "mrtdd.trust")) {
-        state = Locked(State(store: store, summary: summary))
+        state = Mutex(State(store: store, summary: summary))
         reloadable = false
         self.logger = logger
     }
@@ -38,27 +39,27 @@ public final class TrustManager: Sendable {
         let paths = configuration.effectiveTrustPaths()
         guard !paths.isEmpty else {
             logger.warning("no trust store configured: passive authentication is not performed and results stay unverified")
-            state = Locked(State(store: nil, summary: TrustStoreSummary(paths: [])))
+            state = Mutex(State(store: nil, summary: TrustStoreSummary(paths: [])))
             return
         }
         let store = TrustStore.load(paths: paths)
         Self.log(store.report, logger: logger)
-        state = Locked(State(store: store, summary: Self.summary(store, paths: paths, configuration: configuration)))
+        state = Mutex(State(store: store, summary: Self.summary(store, paths: paths, configuration: configuration)))
     }
 
     /// The store for a read starting now.
-    public var store: TrustStore? { state.current.store }
+    public var store: TrustStore? { state.withLock { $0.store } }
 
     /// What `GET /v1/health` shows.
     public var summary: TrustStoreSummary {
-        let current = state.current
+        let current = state.withLock { $0 }
         var summary = current.summary
         summary.lastReload = current.lastReload
         return summary
     }
 
     /// Reloads, by outcome (`succeeded`, `failed`), for `/metrics`.
-    var reloadCounts: [String: Int] { state.current.reloads }
+    var reloadCounts: [String: Int] { state.withLock { $0.reloads } }
 
     /// Loads the trust of `configuration` and swaps it in when it has no errors; otherwise keeps the
     /// running store. Either way the outcome is logged and kept for health and metrics.
@@ -69,7 +70,7 @@ public final class TrustManager: Sendable {
         }
         let paths = configuration.effectiveTrustPaths()
         guard !paths.isEmpty else {
-            state.withValue { $0.store = nil; $0.summary = TrustStoreSummary(paths: []) }
+            state.withLock { $0.store = nil; $0.summary = TrustStoreSummary(paths: []) }
             logger.warning("trust store reloaded: none configured; results stay unverified")
             return record(.init(at: ISOTime.string(date), succeeded: true, error: nil))
         }
@@ -82,7 +83,7 @@ public final class TrustManager: Sendable {
         }
         Self.log(report, logger: logger)
         let summary = Self.summary(store, paths: paths, configuration: configuration)
-        state.withValue { $0.store = store; $0.summary = summary }
+        state.withLock { $0.store = store; $0.summary = summary }
         logger.notice("trust store reloaded", metadata: ["cscas": "\(store.anchors.count)", "crls": "\(store.crls.count)"])
         return record(.init(at: ISOTime.string(date), succeeded: true, error: nil))
     }
@@ -93,7 +94,7 @@ public final class TrustManager: Sendable {
     }
 
     private func record(_ status: TrustReloadStatus) -> TrustReloadStatus {
-        state.withValue {
+        state.withLock {
             $0.lastReload = status
             $0.reloads[status.succeeded ? "succeeded" : "failed", default: 0] += 1
         }

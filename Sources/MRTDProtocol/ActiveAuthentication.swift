@@ -1,5 +1,5 @@
 import MRTDCore
-import MRTDCrypto
+public import MRTDCrypto
 
 /// What Active Authentication found.
 public struct ActiveAuthenticationOutcome: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// Basic Access Control, Doc 9303-11 §4.3: document basic access keys from the MRZ, a
 /// challenge-response mutual authentication, and 3DES session keys for secure messaging.

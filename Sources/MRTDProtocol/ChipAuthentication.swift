@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// Why Chip Authentication failed. Each has a stable code (RELIABILITY CA-01, CA-02): a failure is
 /// reported as such, never silently replaced by the BAC/PACE session.

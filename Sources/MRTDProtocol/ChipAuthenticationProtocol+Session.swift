@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 extension ChipAuthenticationProtocol {
     /// The default when DG14 has a key but no ChipAuthenticationInfo: the 3DES variant of the key's

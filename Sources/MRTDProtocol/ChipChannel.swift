@@ -1,4 +1,4 @@
-import MRTDCore
+public import MRTDCore
 import MRTDCrypto
 
 /// The terminal's end of the link to one chip: sends commands through the transport, wraps them in

@@ -1,6 +1,7 @@
-import MRTDCore
-import MRTDCrypto
-import MRTDVerification
+public import MRTDCore
+public import MRTDCrypto
+public import MRTDVerification
+public import Foundation
 
 /// How to open a document.
 public enum AccessKey: Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,7 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 import MRTDVerification
+public import Foundation
 
 /// Reads a document and turns the outcome into the result model: the entry point the CLI, the
 /// daemon and replay share.

@@ -1,4 +1,5 @@
-import MRTDCore
+public import MRTDCore
+import MRTDCrypto
 
 /// Reads whole elementary files with as few READ BINARY commands as the chip and reader allow.
 ///

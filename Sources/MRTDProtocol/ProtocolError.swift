@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// Everything that can end a chip session. Each case has a stable `code` (used by the result JSON
 /// and, later, the daemon API) and a readable description free of personal data.

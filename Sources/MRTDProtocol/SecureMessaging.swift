@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// Secure messaging per Doc 9303-11 §9.8 (ISO/IEC 7816-4 §10): encryption of command and response
 /// data, a MAC over header, data objects and the send sequence counter, for the 3DES suite (BAC, PACE

@@ -1,6 +1,6 @@
-import MRTDCore
-import MRTDCrypto
-import MRTDVerification
+public import MRTDCore
+public import MRTDCrypto
+public import MRTDVerification
 
 /// Why Terminal Authentication did not pass. Each has a stable code (`checks.terminalAuthentication.reason`).
 public enum TerminalAuthenticationFailure: Sendable, Equatable, CaseIterable, CodedError {

@@ -1,7 +1,7 @@
 import Foundation
 import MRTDCore
 import MRTDCrypto
-import MRTDVerification
+public import MRTDVerification
 
 /// Terminal credentials for EAC: CV certificates (CVCA link, DV, IS; several issuing countries) and,
 /// for each IS certificate, its private key (a PKCS #8 file or an HSM key).

@@ -1,4 +1,4 @@
-import MRTDCore
+public import MRTDCore
 
 /// What the reader layer decides about one reader, by its name and by what its driver reports:
 /// whether extended-length APDUs go to it, the largest answer asked of it, and how long an exchange

@@ -1,8 +1,9 @@
 import Foundation
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 import MRTDProtocol
 import SwiftASN1
+import Synchronization
 
 /// One Chip Authentication key of a virtual chip, as DG14 publishes it.
 public struct ChipAuthenticationKeySpec: Sendable, Hashable, CustomStringConvertible {
@@ -211,14 +212,15 @@ public struct AuthenticationFixture: Sendable {
 }
 
 /// Keys generated once per process (RSA generation is the slow part).
+// Invariant: the two key dictionaries are only touched inside `lock.withLock`.
 final class AuthenticationFixtureKeys: @unchecked Sendable {
     static let shared = AuthenticationFixtureKeys()
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var chipAuthentication: [String: KeyAgreementKeyPair] = [:]
     private var activeAuthentication: [String: PrivateKey] = [:]
 
     func chipAuthenticationKey(id: Int, slot: Int) throws -> KeyAgreementKeyPair {
-        try lock.withLock {
+        try lock.withLock { _ in
             let name = "\(id)/\(slot)"
             if let cached = chipAuthentication[name] { return cached }
             let pair = try KeyAgreementKeyPair.generate(standardizedDomainParameterID: id)
@@ -228,7 +230,7 @@ final class AuthenticationFixtureKeys: @unchecked Sendable {
     }
 
     func rsaKey(bits: Int) throws -> PrivateKey {
-        try lock.withLock {
+        try lock.withLock { _ in
             if let cached = activeAuthentication["rsa\(bits)"] { return cached }
             let key = try PrivateKey.generateRSA(bits: bits)
             activeAuthentication["rsa\(bits)"] = key
@@ -237,7 +239,7 @@ final class AuthenticationFixtureKeys: @unchecked Sendable {
     }
 
     func ecKey(curveID: Int) throws -> PrivateKey {
-        try lock.withLock {
+        try lock.withLock { _ in
             if let cached = activeAuthentication["ec\(curveID)"] { return cached }
             let key = try PrivateKey.generateEC(standardizedDomainParameterID: curveID)
             activeAuthentication["ec\(curveID)"] = key

@@ -1,7 +1,7 @@
 import MRTDCore
-import MRTDCrypto
-import MRTDProtocol
-import MRTDVerification
+public import MRTDCrypto
+public import MRTDProtocol
+public import MRTDVerification
 
 /// Builds CV certificates field by field (BSI TR-03110-3 §C.1) for the TEST-ONLY EAC set and the
 /// negative tests: any field can be set to what a test needs, the signature can be broken.

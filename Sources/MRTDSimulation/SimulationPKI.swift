@@ -1,7 +1,7 @@
-import Foundation
-import MRTDCore
-import MRTDCrypto
-import MRTDVerification
+public import Foundation
+public import MRTDCore
+public import MRTDCrypto
+public import MRTDVerification
 
 /// The document signer behind a specimen's EF.SOD and EF.CardSecurity, with the CSCA that issued it.
 public struct DocumentSigner: Sendable {

@@ -1,5 +1,7 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
+public import Foundation
+import MRTDVerification
 
 extension SpecimenDocument {
     /// EF.CardSecurity for `securityInfos`: CMS SignedData with eContentType `id-SecurityObject`

@@ -1,5 +1,6 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
+import MRTDVerification
 
 /// The files of a virtual passport for the ICAO specimen ERIKSSON ANNA MARIA (Doc 9303-4 Appendix A),
 /// with a synthetic face and an EF.SOD signed by the given document signer: `--simulate` passes its

@@ -1,7 +1,7 @@
-import Foundation
-import MRTDCore
-import MRTDCrypto
-import MRTDVerification
+public import Foundation
+public import MRTDCore
+public import MRTDCrypto
+public import MRTDVerification
 
 /// What `--trust-test` trusts: the fixed TEST-ONLY CSCA of `certs/test` (a certificate; its keys are
 /// only in the tests) and the CSCAs of the simulation sessions of this user (``SimulationPKI``), so that

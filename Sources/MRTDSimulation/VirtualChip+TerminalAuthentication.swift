@@ -1,7 +1,7 @@
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
-import MRTDVerification
+public import MRTDVerification
 
 /// The chip side of EAC Terminal Authentication (BSI TR-03110-1 §4.4, TR-03110-3 §B.11): trust
 /// points, a current date, and DG3 / DG4 released only after TA with a chain granting them.

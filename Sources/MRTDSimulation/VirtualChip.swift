@@ -1,6 +1,7 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 import MRTDProtocol
+public import Foundation
 
 /// How a virtual chip behaves: its files, its access key and the quirks real chips show.
 public struct VirtualChipConfiguration: Sendable {

@@ -1,12 +1,14 @@
 import Foundation
 public import MRTDCore
 public import MRTDReaders
+import Synchronization
 
 /// Named virtual readers whose cards (virtual chips) are inserted and removed at run time: the
 /// reader backend of `mrtdd --simulate` and of the daemon's tests.
 ///
 /// Every `connect` powers the card up afresh (a new `VirtualChip` from the inserted configuration),
 /// as a real reader's cold reset does, so a card left on the reader can be read again and again.
+// Invariant: all mutable state sits in `state` (a Mutex); the other stored properties are immutable.
 public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
     public let kind = ReaderBackendKind.virtual
 
@@ -44,8 +46,7 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
         var shutDown = false
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Mutex(State())
 
     /// The ATR of a contactless ISO/IEC 14443-4 card as PC/SC reports it (PC/SC part 3, §3.1.3.2.3).
     public static let defaultATR: [UInt8] = [0x3B, 0x80, 0x80, 0x01, 0x01]
@@ -58,10 +59,8 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
         for name in readers { addReader(name, capabilities: capabilities) }
     }
 
-    private func withState<T>(_ body: (inout State) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+    private func withState<T: Sendable>(_ body: (inout State) -> T) -> T {
+        state.withLock { body(&$0) }
     }
 
     private func publish(_ events: [ReaderEvent], _ subscribers: [AsyncStream<ReaderEvent>.Continuation]) {
@@ -253,13 +252,14 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
 }
 
 /// A connection to a card on a virtual reader.
+// Invariant: `closed` is only touched inside `lock.withLock`; the rest is immutable.
 final class VirtualCardConnection: CardConnection, @unchecked Sendable {
     let reader: ReaderDescriptor
     let atr: [UInt8]
     private let backend: VirtualReaderBackend
     private let generation: Int
     private let chip: VirtualChip
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var closed = false
 
     init(backend: VirtualReaderBackend, reader: ReaderDescriptor, atr: [UInt8], generation: Int, chip: VirtualChip) {
@@ -273,7 +273,7 @@ final class VirtualCardConnection: CardConnection, @unchecked Sendable {
     var capabilities: TransportCapabilities { reader.capabilities }
 
     func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-        let isClosed = lock.withLock { closed }
+        let isClosed = lock.withLock { _ in closed }
         if isClosed { throw TransportError.readerUnavailable("connection closed") }
         let latency = backend.latency(reader: reader.name)
         if latency > .zero {
@@ -284,11 +284,11 @@ final class VirtualCardConnection: CardConnection, @unchecked Sendable {
             }
         }
         guard backend.exchange(reader: reader.name, generation: generation) else { throw TransportError.cardRemoved }
-        if lock.withLock({ closed }) { throw TransportError.readerUnavailable("connection closed") }
+        if lock.withLock({ _ in closed }) { throw TransportError.readerUnavailable("connection closed") }
         return try await chip.transmit(command)
     }
 
     func close() async {
-        lock.withLock { closed = true }
+        lock.withLock { _ in closed = true }
     }
 }

@@ -1,6 +1,6 @@
-import MRTDCore
+public import MRTDCore
 import MRTDCrypto
-import MRTDProtocol
+public import MRTDProtocol
 
 /// One row of docs/field-quirks.md as a read to run: a virtual chip with the quirk, the same chip
 /// without it, and what the read must end with. The in-process tests and the pcscd + vpcd tests

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import MRTDCore
 
 /// A private pcscd for tests: started and stopped by the test itself, with its own reader
 /// configuration holding only vsmartcard's vpcd reader (on `vpcdPort`), so a test can insert and
@@ -137,14 +138,12 @@ public final class PCSCDaemon: Sendable {
         let (exited, exitedContinuation) = AsyncStream<Void>.makeStream()
         running.withLock { $0 = Running(pid: pid, exited: exited) }
         // Reap it on a thread of its own (waitpid blocks).
-        let reaper = Thread { [weak self] in
+        BlockingThread.detach(name: "pcscd-reaper") { [weak self] in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             self?.running.withLock { if $0?.pid == pid { $0 = nil } }
             exitedContinuation.finish()
         }
-        reaper.name = "pcscd-reaper"
-        reaper.start()
         let deadline = ContinuousClock.now + timeout
         while !(Self.daemonPid() == pid && Self.acceptsClients()) {
             guard isRunning else {

@@ -1,6 +1,6 @@
 internal import CPseudoTerminal
 import Foundation
-import MRTDCore
+public import MRTDCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,6 +22,7 @@ import Glibc
 /// Activation is FF, as the chip does), InDataExchange (MI chaining both ways), InCommunicateThru
 /// (ISO/IEC 14443-4 R(NAK) presence pings, S(DESELECT)), InSelect, InDeselect, InRelease, InPSL.
 /// Anything else gets the syntax-error frame and is counted in `statistics.unknownCommands`.
+// Invariant: shared state sits in `state` (a Mutex); the `pending*`/`lastFrame` vars are confined to the emulator's thread.
 public final class PN532Emulator: @unchecked Sendable {
     /// A card to present.
     public struct Card: Sendable {
@@ -107,7 +108,8 @@ public final class PN532Emulator: @unchecked Sendable {
     private let master: Int32
     private let slave: Int32
     private let wake: (read: Int32, write: Int32)
-    private let thread: Thread
+    /// The emulator's own thread, once it runs (`stop()` from that thread must not wait for it).
+    private let servingThread = Mutex<pthread_t?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
     public struct SetupError: Error, CustomStringConvertible {
@@ -142,16 +144,15 @@ public final class PN532Emulator: @unchecked Sendable {
         self.wake = (pipeFDs[0], pipeFDs[1])
         self.devicePath = path
         let box = ThreadBox()
-        self.thread = Thread { box.emulator?.serve() }
         box.emulator = self
-        thread.name = "pn532-emulator"
-        thread.start()
+        BlockingThread.detach(name: "pn532-emulator") { box.emulator?.serve() }
     }
 
     private static func errorText() -> String {
         String(cString: strerror(errno))
     }
 
+    // Invariant: `emulator` is set before the thread starts and only read by it afterwards.
     private final class ThreadBox: @unchecked Sendable {
         weak var emulator: PN532Emulator?
     }
@@ -196,7 +197,8 @@ public final class PN532Emulator: @unchecked Sendable {
         guard first else { return }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
-        if Thread.current != thread { finished.wait() }
+        let onServingThread = servingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !onServingThread { finished.wait() }
         close(master)
         close(slave)
         close(wake.read)
@@ -217,6 +219,7 @@ public final class PN532Emulator: @unchecked Sendable {
     private var lastFrame: [UInt8] = []
 
     private func serve() {
+        servingThread.withLock { $0 = pthread_self() }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -459,6 +462,7 @@ public final class PN532Emulator: @unchecked Sendable {
 
     /// Runs the card's transport from this (non-pool) thread and waits for its answer.
     private static func exchange(_ apdu: [UInt8], with chip: any APDUTransport) -> [UInt8] {
+        // Invariant: the task writes `response` before `done.signal()`; it is read after `done.wait()`.
         final class Box: @unchecked Sendable { var response: [UInt8] = [0x6F, 0x00] }
         let box = Box()
         let done = DispatchSemaphore(value: 0)

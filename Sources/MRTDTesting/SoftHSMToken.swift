@@ -1,9 +1,11 @@
-import Foundation
-import MRTDCrypto
+public import Foundation
+public import MRTDCrypto
+import Synchronization
 
 /// A SoftHSM2 token for tests (Debian `softhsm2`): one per test process, in a private
 /// `SOFTHSM2_CONF` under the temporary directory (the module reads it once, when first initialised).
 /// Keys are imported with `softhsm2-util --import` of a PKCS #8 PEM, as an operator would.
+// Invariant: `shared` and every token's `imported` are only touched inside `Self.lock.withLock`.
 public final class SoftHSMToken: @unchecked Sendable {
     public static let module = "/usr/lib/softhsm/libsofthsm2.so"
     public static let util = "/usr/bin/softhsm2-util"
@@ -15,7 +17,7 @@ public final class SoftHSMToken: @unchecked Sendable {
         public let description: String
     }
 
-    private static let lock = NSLock()
+    private static let lock = Mutex(())
     nonisolated(unsafe) private static var shared: SoftHSMToken?
 
     public let directory: URL
@@ -23,8 +25,10 @@ public final class SoftHSMToken: @unchecked Sendable {
 
     /// The process's token, made on first use.
     public static func token() throws -> SoftHSMToken {
-        lock.lock()
-        defer { lock.unlock() }
+        try lock.withLock { _ in try makeToken() }
+    }
+
+    private static func makeToken() throws -> SoftHSMToken {
         if let shared { return shared }
         guard FileManager.default.fileExists(atPath: module), FileManager.default.fileExists(atPath: util) else {
             throw Unavailable(description: "SoftHSM2 (\(module), \(util)) is not installed: apt-get install softhsm2 (scripts/setup)")
@@ -47,8 +51,11 @@ public final class SoftHSMToken: @unchecked Sendable {
 
     /// Imports `key` under `object` (once) and returns its RFC 7512 URI.
     public func uri(importing key: PrivateKey, as object: String, pin: String = SoftHSMToken.pin) throws -> String {
-        Self.lock.lock()
-        defer { Self.lock.unlock() }
+        try Self.lock.withLock { _ in try importOnce(key, as: object) }
+        return Self.uri(object: object, pin: pin)
+    }
+
+    private func importOnce(_ key: PrivateKey, as object: String) throws {
         if imported[object] == nil {
             let pem = directory.appendingPathComponent("\(object).pem")
             let text = "-----BEGIN PRIVATE KEY-----\n" + Data(try key.pkcs8()).base64EncodedString(options: .lineLength64Characters)
@@ -59,7 +66,6 @@ public final class SoftHSMToken: @unchecked Sendable {
             try Self.run(["--import", pem.path, "--token", Self.label, "--label", object, "--id", id, "--pin", Self.pin])
             imported[object] = id
         }
-        return Self.uri(object: object, pin: pin)
     }
 
     public static func uri(object: String, pin: String = SoftHSMToken.pin) -> String {

@@ -1,6 +1,6 @@
-import MRTDCore
-import MRTDCrypto
-import MRTDSimulation
+public import MRTDCore
+public import MRTDCrypto
+public import MRTDSimulation
 
 // The tests' specimen: signed by the fixed TEST-ONLY document signer of certs/test, so that
 // `TestPKI.csca()` and `--trust certs/test` verify it. `--simulate` signs with its per-process

@@ -1,5 +1,5 @@
-import MRTDCrypto
-import MRTDVerification
+public import MRTDCrypto
+public import MRTDVerification
 
 /// The TEST-ONLY CSCA and document signer behind the specimen passport (`certs/test/`).
 ///

@@ -89,14 +89,12 @@ public final class VPCDCard: Sendable {
             $0.holdAt = holdAt
             $0.ended = ended
         }
-        let thread = Thread { [self] in
+        BlockingThread.detach(name: "vpcd-card") { [self] in
             serve(socket)
             state.withLock { $0.socket = -1 }
             close(socket)
             endedContinuation.finish()
         }
-        thread.name = "vpcd-card"
-        thread.start()
     }
 
     /// Takes the card off the reader (closes the socket) and waits until the serving thread ended.

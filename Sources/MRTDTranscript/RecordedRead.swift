@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDProtocol
+public import MRTDCore
+public import MRTDProtocol
 
 /// Where a read gets its chip links from.
 public enum ReadLinks: Sendable {

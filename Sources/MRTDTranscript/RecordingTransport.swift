@@ -1,4 +1,4 @@
-import MRTDCore
+public import MRTDCore
 import Synchronization
 
 /// Passes every exchange to another transport and keeps a copy of both directions, in order:

@@ -1,4 +1,4 @@
-import MRTDCore
+public import MRTDCore
 import Synchronization
 
 /// A transport that expects a fixed sequence of commands and answers each with a fixed response:

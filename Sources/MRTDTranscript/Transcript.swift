@@ -1,7 +1,7 @@
-import Foundation
-import MRTDCore
-import MRTDCrypto
-import MRTDProtocol
+public import Foundation
+public import MRTDCore
+public import MRTDCrypto
+public import MRTDProtocol
 import Synchronization
 
 /// A recorded chip session in the `mrtd-transcript/1` format (docs/transcripts.md): everything needed

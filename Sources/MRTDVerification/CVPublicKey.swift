@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// The public key of a CV certificate (BSI TR-03110-3 §D.3): `7F49 { 06 OID, ... }` with
 /// `81 n, 82 e` for RSA, or `81 p, 82 a, 83 b, 84 G, 85 r, 86 Y, 87 f` for ECDSA. Only CVCA

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import MRTDCore
-import MRTDCrypto
+public import MRTDCrypto
 import SwiftASN1
 
 /// An X.509 certificate (RFC 5280 §4.1) parsed for the PKI checks of passive authentication:

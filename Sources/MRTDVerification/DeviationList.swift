@@ -1,5 +1,5 @@
-import Foundation
-import MRTDCrypto
+public import Foundation
+public import MRTDCrypto
 import MRTDCore
 import SwiftASN1
 

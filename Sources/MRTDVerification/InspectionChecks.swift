@@ -1,5 +1,5 @@
-import Foundation
-import MRTDCore
+public import Foundation
+public import MRTDCore
 import MRTDCrypto
 
 /// The consistency checks an inspection system runs beside passive authentication (BSI TR-03135

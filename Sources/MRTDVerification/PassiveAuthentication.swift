@@ -1,5 +1,5 @@
-import Foundation
-import MRTDCore
+public import Foundation
+public import MRTDCore
 import MRTDCrypto
 
 /// Passive authentication (Doc 9303-11 §5.1, Doc 9303-12): SOD signature, DSC to CSCA chain and data

@@ -1,6 +1,6 @@
-import Foundation
-import MRTDCore
-import MRTDCrypto
+public import Foundation
+public import MRTDCore
+public import MRTDCrypto
 
 /// The outcome of passive authentication of one document.
 public struct PassiveAuthenticationReport: Sendable {

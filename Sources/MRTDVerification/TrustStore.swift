@@ -1,6 +1,7 @@
 import Foundation
 import MRTDCore
 import MRTDCrypto
+import Synchronization
 
 /// The CSCA certificates, document signer certificates and CRLs passive authentication trusts
 /// (Doc 9303-12 §5–§7), indexed by key identifier and by subject for constant-time lookup.
@@ -137,17 +138,16 @@ extension Certificate {
 }
 
 /// A lazily decoded public key shared by the copies of one ``TrustStore/Anchor``.
-final class PublicKeyCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cached: PublicKey?
+final class PublicKeyCache: Sendable {
+    private let cached = Mutex<PublicKey?>(nil)
 
     func key(_ decode: () throws -> PublicKey) throws -> PublicKey {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached { return cached }
-        let key = try decode()
-        cached = key
-        return key
+        try cached.withLock { cached in
+            if let cached { return cached }
+            let key = try decode()
+            cached = key
+            return key
+        }
     }
 }
 

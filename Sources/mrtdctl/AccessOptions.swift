@@ -1,9 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDSimulation
 import MRTDTranscript
+import Foundation
 
 extension AccessPolicy: ExpressibleByArgument {}
 

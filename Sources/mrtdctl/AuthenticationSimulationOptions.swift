@@ -3,6 +3,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDSimulation
 import MRTDTranscript
+import Foundation
 
 /// Chip and Active Authentication on the virtual chip (with --simulate): DG14/DG15 and their keys.
 struct AuthenticationSimulationOptions: ParsableArguments {

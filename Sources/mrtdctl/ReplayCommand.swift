@@ -3,6 +3,7 @@ import Foundation
 import MRTDCore
 import MRTDSimulation
 import MRTDTranscript
+import MRTDProtocol
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDSimulation
 import MRTDTranscript
 import MRTDVerification
+import MRTDCrypto
 
 /// `--trust PATH` (repeatable), `--trust-test` and `--no-default-trust`, shared by `read`, `verify`
 /// and `trust list`.

@@ -9,6 +9,7 @@ import MRTDProtocol
 import MRTDSimulation
 import MRTDTranscript
 import MRTDVerification
+import MRTDCrypto
 
 @main
 struct MRTDD: AsyncParsableCommand, Sendable {

@@ -1,5 +1,6 @@
 import Testing
 @testable import MRTDCore
+import Foundation
 
 @Suite struct DG1Tests {
     @Test(arguments: [Specimen.td1, Specimen.td2, Specimen.td3])

@@ -1,5 +1,6 @@
 import Testing
 @testable import MRTDCore
+import SwiftASN1
 
 private func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex)! }
 

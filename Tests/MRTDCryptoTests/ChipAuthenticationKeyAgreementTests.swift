@@ -1,5 +1,6 @@
 import MRTDCrypto
 import Testing
+import MRTDCore
 
 /// Chip Authentication key agreement against the BSI EAC worked example (VECTORS.md §6, CA v2 with
 /// ECDH on brainpoolP256r1 and DH on the RFC 5114 1024-bit group), and key validation.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import MRTDProtocol
+import MRTDCore
 
 /// The request decoding the routes call and `fuzz_ipc_frame` fuzzes: each refusal has its own code.
 @Suite struct APIRequestDecodingTests {

@@ -1,5 +1,8 @@
 import Testing
 @testable import MRTDDaemon
+import Logging
+import MRTDProtocol
+import MRTDReaders
 
 @Suite struct ConfigurationTests {
     @Test func fileSettingsOverrideDefaultsAndCommentsAreIgnored() throws {

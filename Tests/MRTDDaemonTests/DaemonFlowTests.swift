@@ -3,6 +3,9 @@ import MRTDCore
 import MRTDTesting
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
+import Logging
+import MRTDProtocol
 
 /// End-to-end flows through the Unix socket, daemon in-process.
 @Suite(.serialized) struct DaemonFlowTests {

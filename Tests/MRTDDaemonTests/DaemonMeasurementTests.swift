@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import MRTDCore
+import HTTPTypes
+import Logging
+import MRTDTesting
 
 /// Numbers, printed (scripts/demo measures the daemon as a separate process).
 @Suite(.serialized) struct DaemonMeasurementTests {

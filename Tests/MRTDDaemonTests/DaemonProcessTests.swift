@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MRTDTesting
 @testable import MRTDDaemon
+import MRTDCore
 
 /// mrtdd as a separate process, as systemd runs it.
 @Suite(.serialized) struct DaemonProcessTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import Logging
+import MRTDCore
+import MRTDTesting
 
 /// Many reads in a row through the Unix socket API (daemon in-process, virtual reader): nothing may
 /// accumulate. 1,000 reads by default (CI); `MRTDD_SOAK_READS=10000` for the full issue-7 run.

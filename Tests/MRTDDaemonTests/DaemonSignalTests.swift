@@ -2,6 +2,7 @@ import Foundation
 import MRTDTesting
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
 
 /// Signals to an `mrtdd` process (issue 14 item 4): SIGUSR1 logs the state, SIGHUP reloads
 /// configuration and trust store, neither ends the daemon; SIGTERM ends it cleanly. The daemon runs

@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDDaemon
+import HTTPTypes
 
 /// The further data groups through the daemon: read when `dataGroups` asks, reported in the result,
 /// images served by name to the job's owner only, nothing personal in the logs.

@@ -3,6 +3,8 @@ import MRTDCore
 import Testing
 @testable import MRTDClient
 @testable import MRTDDaemon
+import HTTPTypes
+import MRTDTesting
 
 /// The subset of docs/openapi.yaml the conformance test checks: per path and method, the documented
 /// statuses and the schema each JSON answer references; per schema, its required fields. (The file

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
 
 /// Hostile and clumsy clients: each gets its specific answer, and the daemon keeps serving.
 @Suite(.serialized) struct RobustnessTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
 #if canImport(Glibc)
 import Glibc
 #endif

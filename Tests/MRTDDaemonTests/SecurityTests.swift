@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import HTTPTypes
 @testable import MRTDDaemon
+import MRTDCore
+import MRTDTesting
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,6 +4,7 @@ import MRTDProtocol
 import MRTDTesting
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
 
 /// `record-directory`: the daemon writes one `mrtd-transcript/1` file per chip session, which
 /// replays through the live read code path to the same result.

@@ -5,6 +5,7 @@ import MRTDReaders
 import MRTDTesting
 import MRTDVerification
 @testable import MRTDDaemon
+import MRTDCrypto
 
 /// Log lines captured from a daemon under test.
 final class LogCapture: @unchecked Sendable {

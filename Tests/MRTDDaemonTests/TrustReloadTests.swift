@@ -5,6 +5,8 @@ import MRTDTesting
 import MRTDVerification
 import Testing
 @testable import MRTDDaemon
+import HTTPTypes
+import MRTDCrypto
 
 /// Reloading the trust store (SIGHUP / `Daemon.reload()`): a good store replaces the running one
 /// without disturbing a read in flight; a broken one is refused and the old store stays; both are

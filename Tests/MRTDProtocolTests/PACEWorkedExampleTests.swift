@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import SwiftASN1
 
 private func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex)! }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MRTDCore
 
 /// Reads `../shared/vectors/<name>` (next to the worktree). Missing outside CI: skipped with a
 /// printed notice; missing under CI (`CI` set): a failure.

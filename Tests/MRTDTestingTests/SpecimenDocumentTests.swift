@@ -3,6 +3,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDTesting
 import Testing
+import MRTDVerification
 
 @Suite struct SpecimenDocumentTests {
     /// `id-icao-mrtd-security-ldsSecurityObject` 2.23.136.1.1.1 as OID content bytes.

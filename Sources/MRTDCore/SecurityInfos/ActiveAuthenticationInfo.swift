@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// The signature algorithm of an ECDSA Active Authentication key (Doc 9303-11 §9.2.7), in DG14:
 ///

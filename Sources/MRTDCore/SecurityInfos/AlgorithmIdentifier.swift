@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// An algorithm with its parameters, as PACEDomainParameterInfo, ChipAuthenticationDomainParameterInfo
 /// and SubjectPublicKeyInfo carry them (RFC 5280 §4.1.1.2):

@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// EF.CardSecurity: CMS SignedData (RFC 5652) whose signed content is SecurityInfos with content
 /// type `id-SecurityObject` (TR-03110-3 §A.1.2.5, Doc 9303-11 §9.2.11).

@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// Domain parameters for Chip Authentication (TR-03110-3 §A.1.1.2; EF.CardAccess of ID cards):
 ///

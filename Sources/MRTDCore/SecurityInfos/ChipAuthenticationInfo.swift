@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// A Chip Authentication protocol the chip supports (Doc 9303-11 §9.2.5, TR-03110-3 §A.1.1.2):
 ///

@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// The chip's static Chip Authentication key (Doc 9303-11 §9.2.6, TR-03110-3 §A.1.1.2), in DG14 and
 /// EF.CardSecurity:

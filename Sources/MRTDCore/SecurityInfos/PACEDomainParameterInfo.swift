@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// Explicit (or proprietary) domain parameters for PACE (Doc 9303-11 §9.2.2, TR-03110-3 §A.1.1.1):
 ///

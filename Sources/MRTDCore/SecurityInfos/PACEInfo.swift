@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// A PACE protocol the chip supports (Doc 9303-11 §9.2.1, BSI TR-03110-3 §A.1.1.1):
 ///

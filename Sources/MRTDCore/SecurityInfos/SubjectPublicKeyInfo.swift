@@ -1,4 +1,4 @@
-import SwiftASN1
+public import SwiftASN1
 
 /// A public key with its algorithm (RFC 5280 §4.1.2.7), as ChipAuthenticationPublicKeyInfo, DG15 and
 /// certificates carry it:

@@ -1,4 +1,4 @@
-import MRTDCore
+public import MRTDCore
 import MRTDCrypto
 
 extension PACE {

@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// Password Authenticated Connection Establishment, terminal side (Doc 9303-11 §4.4, BSI
 /// TR-03110-2 §3.2 / TR-03110-3 §A.3): MSE:Set AT, four GENERAL AUTHENTICATE steps (encrypted nonce,

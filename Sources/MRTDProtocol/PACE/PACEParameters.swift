@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// One PACE configuration the chip offers: the PACEInfo, its protocol and resolved domain parameters.
 public struct PACEParameters: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import MRTDCore
-import MRTDCrypto
+public import MRTDCore
+public import MRTDCrypto
 
 /// A PACE password (Doc 9303-11 §4.4.1, §9.7.3) and its key `K_π`.
 public enum PACEPassword: Sendable, Equatable, CustomStringConvertible {

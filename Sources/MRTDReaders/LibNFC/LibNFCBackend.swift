@@ -71,7 +71,7 @@ public final class LibNFCBackend: ReaderBackend {
 
     public let kind = ReaderBackendKind.libnfc
     private let configuration: Configuration
-    private let scanner: NFCDeviceThread
+    private let scanner: BlockingThread
 
     private struct State {
         var context: UInt = 0
@@ -92,7 +92,7 @@ public final class LibNFCBackend: ReaderBackend {
     /// Starts libnfc (`nfc_init`) and the first device scan on the scanner thread.
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
-        scanner = NFCDeviceThread(name: "mrtdd-nfc-scan", tickInterval: configuration.rescanInterval)
+        scanner = BlockingThread(name: "mrtdd-nfc-scan", tickInterval: configuration.rescanInterval, stackSize: 1 << 20)
         scanner.submit { [weak self] in self?.start() }
     }
 
@@ -161,7 +161,7 @@ public final class LibNFCBackend: ReaderBackend {
             if let context = OpaquePointer(bitPattern: context) { nfc_exit(context) }
         }
         scanner.setTick(nil)
-        scanner.finish()
+        scanner.stop()
         let subscribers = state.withLock { s -> [AsyncStream<ReaderEvent>.Continuation] in
             let all = Array(s.subscribers.values)
             s.subscribers = [:]
@@ -220,7 +220,7 @@ public final class LibNFCBackend: ReaderBackend {
                 onLost: { [weak self] device in self?.deviceLost(device) })
             guard case .success(let card) = device.initialize() else {
                 // Opens but will not work as an initiator: try again much later, not every rescan.
-                device.thread.finish()
+                device.thread.stop()
                 state.withLock { $0.unusableUntil[connstring] = now + configuration.rescanInterval * 15 }
                 continue
             }
@@ -231,7 +231,7 @@ public final class LibNFCBackend: ReaderBackend {
             }
             guard registered else {
                 _ = device.thread.runAndWait { device.discard() }
-                device.thread.finish()
+                device.thread.stop()
                 continue
             }
             emit(.readerAdded(device.descriptor(cardPresent: card != nil)))
@@ -270,7 +270,7 @@ public final class LibNFCBackend: ReaderBackend {
             return true
         }
         if removed { emit(.readerRemoved(name: device.name)) }
-        device.thread.finish()
+        device.thread.stop()
     }
 
     /// Updates the state the initial events of `events()` are built from, and tells every

@@ -6,6 +6,7 @@ import Foundation
 /// opening devices (`nfc_list_devices`, `nfc_open`, `nfc_close`) rebuilds them while other threads
 /// may be talking to an open reader. Calls on an open device take the lock shared; enumeration
 /// takes it exclusively, so it waits for those calls and they wait for it (milliseconds).
+// Invariant: the rwlock is initialised once and never freed (a process-wide singleton); a Mutex has no shared mode.
 final class LibNFCBusLock: @unchecked Sendable {
     static let shared = LibNFCBusLock()
 

@@ -15,11 +15,12 @@ struct NFCCard: Sendable, Equatable {
 /// One open libnfc device and its thread. Every libnfc call on the device runs on `thread`;
 /// the device pointer is only handed out under `handle`, so `shutdown()` can call
 /// `nfc_abort_command` on a call under way and the thread can close the device safely.
+// Invariant: the device pointer sits in `handle` (a Mutex); `name` is set before publication; the rest of the vars are confined to `thread`.
 final class LibNFCDevice: @unchecked Sendable {
     let connstring: String
     /// Set once in `initialize()`, before the device is published; never changed afterwards.
     private(set) var name: String
-    let thread: NFCDeviceThread
+    let thread: BlockingThread
     private let configuration: LibNFCBackend.Configuration
     private let emit: @Sendable (ReaderEvent) -> Void
     private let onLost: @Sendable (LibNFCDevice) -> Void
@@ -58,7 +59,7 @@ final class LibNFCDevice: @unchecked Sendable {
         self.emit = emit
         self.onLost = onLost
         handle = Mutex(Handle(device: UInt(bitPattern: device)))
-        thread = NFCDeviceThread(name: "mrtdd-nfc-dev", tickInterval: configuration.pollInterval)
+        thread = BlockingThread(name: "mrtdd-nfc-dev", tickInterval: configuration.pollInterval, stackSize: 1 << 20)
     }
 
     /// The descriptor as the rest of the system sees it.
@@ -123,7 +124,7 @@ final class LibNFCDevice: @unchecked Sendable {
         }
         _ = try? await thread.run { [self] in closeDevice() }
         thread.setTick(nil)
-        thread.finish()
+        thread.stop()
     }
 
     // MARK: - Connections

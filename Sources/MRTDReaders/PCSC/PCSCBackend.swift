@@ -9,6 +9,7 @@ internal import CPCSCLite
 /// - When pcscd goes away the monitor reports every reader removed and `backendUnavailable`, retries
 ///   with a growing delay, and reports `backendRecovered` and the readers again once pcscd is back.
 ///   `readers()` and `connect` establish a fresh context each time, so they work as soon as pcscd does.
+// Invariant: immutable after init; what changes lives in the registry, cache and monitor, each behind a Mutex.
 public final class PCSCBackend: ReaderBackend, @unchecked Sendable {
     public let kind = ReaderBackendKind.pcsc
     public let options: PCSCOptions

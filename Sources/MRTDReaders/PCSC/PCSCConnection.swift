@@ -1,10 +1,12 @@
 import MRTDCore
 internal import CPCSCLite
 import Foundation
+import Synchronization
 
 /// A session with the card on one PC/SC reader: its own context, a shared connection inside a
 /// transaction held until `close()` (so no other PC/SC client can interleave APDUs into secure
 /// messaging), and a dedicated thread for every blocking call.
+// Invariant: `closed` and the capabilities are only touched inside `lock.withLock`; `buffer` only on `worker`.
 final class PCSCConnection: CardConnection, @unchecked Sendable {
     let reader: ReaderDescriptor
     let atr: [UInt8]
@@ -14,7 +16,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
     private let card: PCSCContext.Card
     private let options: PCSCOptions
     private let registry: ConnectionRegistry
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var closed = false
     private var _capabilities: TransportCapabilities
     /// Whether `_capabilities.extendedLength` is a guess to drop on the first failure.
@@ -23,7 +25,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
     private var buffer: [UInt8]
 
     var capabilities: TransportCapabilities {
-        lock.withLock { _capabilities }
+        lock.withLock { _ in _capabilities }
     }
 
     private init(
@@ -119,7 +121,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
         guard command.count <= caps.maxCommandLength else {
             throw TransportError.commandTooLong(command.count, max: caps.maxCommandLength)
         }
-        let isClosed = lock.withLock { closed }
+        let isClosed = lock.withLock { _ in closed }
         guard !isClosed else { throw TransportError.cardRemoved }
         do {
             return try await worker.run { [self] () throws(TransportError) -> [UInt8] in
@@ -154,8 +156,8 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
             throw status.transportError
         case .cardPresent:
             // The card is still there: an extended APDU the reader could not carry.
-            if Self.isExtended(command) && lock.withLock({ extendedLengthTentative }) {
-                lock.withLock {
+            if Self.isExtended(command) && lock.withLock({ _ in extendedLengthTentative }) {
+                lock.withLock { _ in
                     _capabilities = .shortOnly
                     extendedLengthTentative = false
                 }
@@ -216,7 +218,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
     }
 
     private func markClosed() -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             if closed { return false }
             closed = true
             return true
@@ -239,30 +241,28 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
 }
 
 /// Counts open PC/SC sessions (handles and contexts not yet released).
-final class ConnectionRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var open: Int { lock.withLock { count } }
-    func opened() { lock.withLock { count += 1 } }
-    func closed() { lock.withLock { count -= 1 } }
+final class ConnectionRegistry: Sendable {
+    private let count = Mutex(0)
+    var open: Int { count.withLock { $0 } }
+    func opened() { count.withLock { $0 += 1 } }
+    func closed() { count.withLock { $0 -= 1 } }
 }
 
 /// What each reader was found to carry, by name.
-final class CapabilityCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [String: TransportCapabilities] = [:]
+final class CapabilityCache: Sendable {
+    private let entries = Mutex<[String: TransportCapabilities]>([:])
 
     func store(_ reader: String, _ capabilities: TransportCapabilities, source: CapabilitySource) {
         // A guess is not worth remembering over what a reader said.
         guard source != .assumed else { return }
-        lock.withLock { entries[reader] = capabilities }
+        entries.withLock { $0[reader] = capabilities }
     }
 
     func capabilities(_ reader: String) -> TransportCapabilities? {
-        lock.withLock { entries[reader] }
+        entries.withLock { $0[reader] }
     }
 
     func forget(_ reader: String) {
-        _ = lock.withLock { entries.removeValue(forKey: reader) }
+        _ = entries.withLock { $0.removeValue(forKey: reader) }
     }
 }

@@ -1,15 +1,18 @@
 internal import CPCSCLite
 import Foundation
+import Synchronization
+import MRTDCore
 
 /// Watches pcscd on its own thread: reader arrival and removal through the `\\?PnP?\Notification`
 /// pseudo-reader, card insertion and removal through `SCardGetStatusChange` (blocking, no polling),
 /// pcscd going away and coming back. Fans the events out to every subscriber.
+// Invariant: the vars are only touched inside `lock.withLock`; the monitor thread is started once (`started`).
 final class PCSCMonitor: @unchecked Sendable {
     static let pnpReader = "\\\\?PnP?\\Notification"
 
     private let options: PCSCOptions
     private let describe: @Sendable (PCSCContext, String) -> ReaderDescriptor
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var started = false
     private var stopping = false
     private var finished = false
@@ -22,7 +25,8 @@ final class PCSCMonitor: @unchecked Sendable {
     private var cards: [String: [UInt8]] = [:]
     private var available = true
     private var unavailableReason = ""
-    private let retryWait = NSCondition()
+    /// Signalled once by `shutdown()` to cut a retry delay short.
+    private let retryWait = DispatchSemaphore(value: 0)
 
     init(options: PCSCOptions, describe: @escaping @Sendable (PCSCContext, String) -> ReaderDescriptor) {
         self.options = options
@@ -32,7 +36,7 @@ final class PCSCMonitor: @unchecked Sendable {
     /// A new subscriber's stream, starting with the current state. Starts the monitor thread.
     func subscribe() -> AsyncStream<ReaderEvent> {
         let (stream, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .unbounded)
-        let startThread: Bool = lock.withLock {
+        let startThread: Bool = lock.withLock { _ in
             if finished || stopping {
                 continuation.finish()
                 return false
@@ -47,25 +51,23 @@ final class PCSCMonitor: @unchecked Sendable {
             nextSubscriber += 1
             subscribers[id] = continuation
             continuation.onTermination = { [weak self] _ in
-                self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
+                self?.lock.withLock { _ in _ = self?.subscribers.removeValue(forKey: id) }
             }
             defer { started = true }
             return !started
         }
         if startThread {
-            let thread = Thread { [self] in run() }
-            thread.name = "pcsc-monitor"
-            thread.start()
+            BlockingThread.detach(name: "pcsc-monitor") { [self] in run() }
         }
         return stream
     }
 
     /// Whether pcscd answered the last time the monitor asked.
-    var isServiceAvailable: Bool { lock.withLock { available } }
+    var isServiceAvailable: Bool { lock.withLock { _ in available } }
 
     /// Cancels the blocking wait (`SCardCancel`), ends the thread and every subscriber's stream.
     func shutdown() async {
-        let wasStarted: Bool = lock.withLock {
+        let wasStarted: Bool = lock.withLock { _ in
             stopping = true
             return started
         }
@@ -73,7 +75,7 @@ final class PCSCMonitor: @unchecked Sendable {
         if wasStarted {
             // SCardCancel only interrupts a wait already in progress: repeat until the thread is out.
             for _ in 0..<100 {
-                let (done, current) = lock.withLock { (finished, context) }
+                let (done, current) = lock.withLock { _ in (finished, context) }
                 if done { break }
                 current?.cancel()
                 try? await Task.sleep(for: .milliseconds(20))
@@ -83,7 +85,7 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func finishSubscribers() {
-        let all: [AsyncStream<ReaderEvent>.Continuation] = lock.withLock {
+        let all: [AsyncStream<ReaderEvent>.Continuation] = lock.withLock { _ in
             finished = true
             defer { subscribers.removeAll() }
             return Array(subscribers.values)
@@ -91,7 +93,7 @@ final class PCSCMonitor: @unchecked Sendable {
         for continuation in all { continuation.finish() }
     }
 
-    private var isStopping: Bool { lock.withLock { stopping } }
+    private var isStopping: Bool { lock.withLock { _ in stopping } }
 
     // MARK: - The monitor thread
 
@@ -109,7 +111,7 @@ final class PCSCMonitor: @unchecked Sendable {
                 delay = min(delay * 2, options.maxRetryDelay)
                 continue
             }
-            let published: Bool = lock.withLock {
+            let published: Bool = lock.withLock { _ in
                 guard !stopping else { return false }
                 self.context = context
                 return true
@@ -119,7 +121,7 @@ final class PCSCMonitor: @unchecked Sendable {
                 break
             }
             let end = watch(context)
-            lock.withLock { self.context = nil }
+            lock.withLock { _ in self.context = nil }
             context.release()
             switch end {
             case .stopped:
@@ -136,18 +138,15 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func wakeRetry() {
-        retryWait.lock()
-        retryWait.broadcast()
-        retryWait.unlock()
+        retryWait.signal()
     }
 
     /// Waits out a retry delay; `shutdown()` ends it early.
     private func pause(_ delay: Duration) {
-        retryWait.lock()
         if !isStopping {
-            _ = retryWait.wait(until: Date(timeIntervalSinceNow: Double(delay.wholeMilliseconds) / 1000))
+            // A signal between the check and the wait is kept by the semaphore: the wait returns at once.
+            _ = retryWait.wait(timeout: .now() + .milliseconds(Int(delay.wholeMilliseconds)))
         }
-        retryWait.unlock()
     }
 
     private func watch(_ context: PCSCContext) -> WatchEnd {
@@ -166,7 +165,7 @@ final class PCSCMonitor: @unchecked Sendable {
                 states = names.map { name in
                     states.first { $0.name == name } ?? .init(name: name, currentState: UInt(SCARD_STATE_UNAWARE))
                 }
-                for name in names where !gone.contains(name) && lock.withLock({ readers[name] == nil }) {
+                for name in names where !gone.contains(name) && lock.withLock({ _ in readers[name] == nil }) {
                     addReader(describe(context, name))
                 }
                 needList = false
@@ -224,7 +223,7 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func addReader(_ descriptor: ReaderDescriptor) {
-        lock.withLock {
+        lock.withLock { _ in
             readers[descriptor.name] = descriptor
             readerOrder.append(descriptor.name)
             broadcast([.readerAdded(descriptor)])
@@ -232,7 +231,7 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func removeReader(_ name: String) {
-        lock.withLock { removeReaderLocked(name) }
+        lock.withLock { _ in removeReaderLocked(name) }
     }
 
     private func removeReaderLocked(_ name: String) {
@@ -244,7 +243,7 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func cardState(_ name: String, present: Bool, atr: [UInt8], swapped: Bool) {
-        lock.withLock {
+        lock.withLock { _ in
             let had = cards[name] != nil
             var events: [ReaderEvent] = []
             if had && (!present || swapped) {
@@ -261,7 +260,7 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func serviceLost(_ status: PCSCStatus) {
-        lock.withLock {
+        lock.withLock { _ in
             guard available else { return }
             for name in readerOrder { removeReaderLocked(name) }
             available = false
@@ -271,7 +270,7 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func recovered() {
-        lock.withLock {
+        lock.withLock { _ in
             guard !available else { return }
             available = true
             unavailableReason = ""

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import MRTDCore
-import MRTDCrypto
+public import MRTDCrypto
 import SwiftASN1
 
 /// Hand-rolled DER (and, on request, BER) for test fixtures that must be able to break any field.

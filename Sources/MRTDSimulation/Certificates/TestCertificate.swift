@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import MRTDCore
-import MRTDCrypto
+public import MRTDCrypto
 
 /// An X.509 v3 certificate built field by field (RFC 5280 §4.1) for passive authentication
 /// tests: every field can be omitted or broken to reproduce the TR-03105 PKI test cases.

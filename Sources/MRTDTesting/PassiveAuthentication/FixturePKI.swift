@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 import MRTDCore
-import MRTDCrypto
+public import MRTDCrypto
+import Synchronization
 
 /// A throw-away CSCA and document signer generated in-process (OpenSSL through MRTDCrypto), for
 /// passive authentication tests. Keys are generated once per process and reused.
@@ -103,9 +104,8 @@ enum FixtureKeys {
     }
 }
 
-private final class KeyCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var keys: [String: PrivateKey] = [:]
+private final class KeyCache: Sendable {
+    private let keys = Mutex<[String: PrivateKey]>([:])
 
     func key(_ type: FixturePKI.KeyType, slot: Int) throws -> PrivateKey {
         let generation: PrivateKey.Generation
@@ -115,12 +115,12 @@ private final class KeyCache: @unchecked Sendable {
         case .rsa, .rsaPSS: generation = .rsa(bits: 2048)
         }
         let name = "\(generation)#\(slot)"
-        lock.lock()
-        defer { lock.unlock() }
-        if let key = keys[name] { return key }
-        let key = try PrivateKey.generate(generation)
-        keys[name] = key
-        return key
+        return try keys.withLock { keys in
+            if let key = keys[name] { return key }
+            let key = try PrivateKey.generate(generation)
+            keys[name] = key
+            return key
+        }
     }
 }
 

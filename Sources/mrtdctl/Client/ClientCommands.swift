@@ -3,6 +3,7 @@ import Foundation
 import MRTDCore
 import MRTDClient
 import MRTDProtocol
+import MRTDReaders
 
 /// `mrtdctl health`.
 struct Health: AsyncParsableCommand {
@@ -85,15 +86,6 @@ struct Cancel: AsyncParsableCommand {
     }
 }
 
-/// A flag shared between tasks.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func set(_ value: Value) { lock.withLock { stored = value } }
-}
-
 /// Options of `mrtdctl read` that only apply through the daemon.
 /// `read` options for the daemon path only; `--reader`, `--can` and `--access` are shared with the
 /// direct and simulated reads.
@@ -133,9 +125,9 @@ enum DaemonRead {
             // Subscribe first, so no progress of the job is missed; give up waiting after 2 s.
             let opened = Locked(false)
             let ended = Locked(false)
-            let events = client.events { opened.set(true) }
+            let events = client.events { opened.withValue { $0 = true } }
             let printer = Task { () -> Void in
-                defer { ended.set(true) }
+                defer { ended.withValue { $0 = true } }
                 do {
                     for try await event in events where event.type == "read.progress" {
                         if let progress = try? JSONDecoder().decode(EventPayload.Progress.self, from: Data(event.data.utf8)) {
@@ -144,7 +136,7 @@ enum DaemonRead {
                     }
                 } catch {}
             }
-            for _ in 0..<100 where !opened.value && !ended.value {
+            for _ in 0..<100 where !opened.current && !ended.current {
                 try await Task.sleep(for: .milliseconds(20))
             }
             let created = try await client.createRead(request)

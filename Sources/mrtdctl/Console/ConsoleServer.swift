@@ -6,6 +6,7 @@ import MRTDCrypto
 import MRTDClient
 import MRTDCore
 import NIOCore
+import MRTDCore
 
 /// The console's HTTP server on 127.0.0.1: the page, and a handful of routes proxied to mrtdd's
 /// socket. Every request must carry the token as the first path segment (`/TOKEN/...`) and a Host
@@ -26,7 +27,7 @@ struct ConsoleServer: Sendable {
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
-                self.boundPort.set(port)
+                self.boundPort.withValue { $0 = port }
                 onListening("http://127.0.0.1:\(port)/\(self.token)/")
             },
             logger: logger)
@@ -38,7 +39,7 @@ struct ConsoleServer: Sendable {
     // MARK: Gate
 
     func respond(to request: Request) async -> Response {
-        let port = boundPort.value
+        let port = boundPort.current
         guard Self.allowedHost(request.head.authority, port: port) else {
             return Self.text(.misdirectedRequest, "this console answers only to 127.0.0.1:\(port) or localhost:\(port)\n")
         }
