@@ -44,8 +44,12 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     public let fieldByteCount: Int
     public let primeBitCount: Int
     public let generator: [UInt8]
+    public let orderBitCount: Int
     /// The standardized group, when the group is one.
     public let standardGroup: StandardGroup?
+    public var isStandardized: Bool { standardGroup != nil }
+    /// The group's parameters (p, g, q), as an X9.42 SubjectPublicKeyInfo carries them.
+    public let parameters: DHDomainParameters
 
     /// A standardized group.
     public convenience init(standard group: StandardGroup) throws {
@@ -80,7 +84,9 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
             throw CryptoError.invalidInput("DH generator out of range")
         }
         self.name = name
+        self.parameters = parameters
         standardGroup = standard
+        orderBitCount = q?.bitCount ?? 0
         fieldByteCount = p.byteCount
         primeBitCount = p.bitCount
         generator = try g.bytes(length: p.byteCount)
@@ -160,6 +166,28 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
             try CryptoError.check(BN_mod_exp(mapped.pointer, rp.pointer, exponent.pointer, p.pointer, context.pointer), "BN_mod_exp")
             guard !mapped.isOne, !mapped.isZero else { throw CryptoError.invalidInput("mapped generator is 1") }
             return try mapped.bytes(length: fieldByteCount)
+        }
+    }
+
+    /// Checks explicit parameters themselves (NIST SP 800-56A §5.5.2): p prime and, when q is known,
+    /// q prime with `g^q = 1 (mod p)`. Without q (PKCS #3) only the structural checks of `init` apply:
+    /// p need not be a safe prime.
+    ///
+    /// - Throws: `CryptoError.invalidInput` naming the failed check.
+    func checkParameters() throws {
+        guard let q else { return }
+        try locked { scope in
+            guard BN_check_prime(p.pointer, context.pointer, nil) == 1 else {
+                CryptoError.clearOpenSSLQueue()
+                throw CryptoError.invalidInput("DH modulus p is not prime")
+            }
+            guard BN_check_prime(q.pointer, context.pointer, nil) == 1 else {
+                CryptoError.clearOpenSSLQueue()
+                throw CryptoError.invalidInput("DH subgroup order q is not prime")
+            }
+            let r = try scope.keep(BigNumber())
+            try CryptoError.check(BN_mod_exp(r.pointer, g.pointer, q.pointer, p.pointer, context.pointer), "BN_mod_exp")
+            guard r.isOne else { throw CryptoError.invalidInput("DH generator is not of order q") }
         }
     }
 

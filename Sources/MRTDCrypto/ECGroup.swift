@@ -89,6 +89,8 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
     public let primeBitCount: Int
     /// The byte length of the group order n (the length of a private key).
     public let orderByteCount: Int
+    public let orderBitCount: Int
+    public var isStandardized: Bool { standardCurve != nil }
     public let generator: [UInt8]
     /// The standardized curve, when the group is one.
     public let standardCurve: StandardCurve?
@@ -139,7 +141,15 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
                 return
             }
         }
+        // EC_GROUP_cmp does not match every curve OpenSSL implements with its own method (P-224,
+        // P-256, P-521): compare the parameters with OpenSSL's table of named curves as well.
+        let nid = EC_GROUP_check_named_curve(group, 0, context.pointer)
         CryptoError.clearOpenSSLQueue()
+        if let curve = StandardCurve.allCases.first(where: { $0.nid == nid }) {
+            EC_GROUP_free(group)
+            try self.init(standard: curve)
+            return
+        }
         try self.init(taking: group, name: "explicit", standard: nil)
     }
 
@@ -167,6 +177,7 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         fieldByteCount = p.byteCount
         primeBitCount = p.bitCount
         orderByteCount = order.byteCount
+        orderBitCount = order.bitCount
         guard let g = EC_GROUP_get0_generator(group) else {
             EC_GROUP_free(group)
             throw CryptoError.openSSLQueue("EC_GROUP_get0_generator")

@@ -16,6 +16,11 @@ public protocol KeyAgreementGroup: AnyObject, Sendable {
     var fieldByteCount: Int { get }
     /// The bit length of p.
     var primeBitCount: Int { get }
+    /// The bit length of the group order: n (ECDH) or q (DH; 0 when q is unknown).
+    var orderBitCount: Int { get }
+    /// Whether the group is one of the standardized curves or groups (Doc 9303-11 §9.5.1), however
+    /// its parameters were given; ``name`` is then its standard name.
+    var isStandardized: Bool { get }
     /// The group's standard generator, encoded.
     var generator: [UInt8] { get }
 

@@ -81,22 +81,6 @@ final class ECGroupHandle {
         return try encode(point)
     }
 
-    /// `d·G`, uncompressed.
-    func multiplyGenerator(by scalar: BigNumber) throws(CryptoError) -> [UInt8] {
-        guard let point = EC_POINT_new(pointer) else { throw .openSSLQueue("EC_POINT_new") }
-        defer { EC_POINT_free(point) }
-        guard EC_POINT_mul(pointer, point, scalar.pointer, nil, nil, nil) == 1 else {
-            throw .openSSLQueue("EC_POINT_mul")
-        }
-        return try encode(point)
-    }
-
-    /// Whether `scalar` lies in [1, n-1].
-    func isValidScalar(_ scalar: BigNumber) -> Bool {
-        guard let order = EC_GROUP_get0_order(pointer) else { return false }
-        return !BN_is_zero(scalar.pointer).asBool && BN_cmp(scalar.pointer, order) < 0
-    }
-
     private func encode(_ point: OpaquePointer) throws(CryptoError) -> [UInt8] {
         let length = EC_POINT_point2oct(pointer, point, POINT_CONVERSION_UNCOMPRESSED, nil, 0, nil)
         guard length > 0 else { throw .openSSLQueue("EC_POINT_point2oct") }
@@ -117,95 +101,6 @@ extension Int32 {
     var asBool: Bool { self != 0 }
 }
 
-/// One parameter for `EVP_PKEY_fromdata`.
-enum KeyParameter {
-    /// An unsigned big-endian integer (`p`, `pub` for DH, `priv`).
-    case integer(String, [UInt8])
-    /// An octet string (`pub` for EC).
-    case octets(String, [UInt8])
-    /// A UTF-8 string (`group`).
-    case text(String, String)
-}
-
-/// Builds an `EVP_PKEY` with `EVP_PKEY_fromdata`: the domain parameters of `template` (when given)
-/// plus `parameters`. Every key string and buffer stays alive until OpenSSL has copied it.
-func makeKey(
-    template: EVPKeyHandle?, typeName: String?, selection: Int32, parameters: [KeyParameter]
-) throws(CryptoError) -> EVPKeyHandle {
-    guard let builder = OSSL_PARAM_BLD_new() else { throw .openSSLQueue("OSSL_PARAM_BLD_new") }
-    defer { OSSL_PARAM_BLD_free(builder) }
-    var strings: [UnsafeMutablePointer<CChar>] = []
-    var numbers: [BigNumber] = []
-    var buffers: [UnsafeMutableBufferPointer<UInt8>] = []
-    defer {
-        strings.forEach { free($0) }
-        for buffer in buffers {
-            buffer.update(repeating: 0)
-            buffer.deallocate()
-        }
-    }
-    func cString(_ text: String) throws(CryptoError) -> UnsafeMutablePointer<CChar> {
-        guard let copy = strdup(text) else { throw .openSSL("strdup") }
-        strings.append(copy)
-        return copy
-    }
-    for parameter in parameters {
-        switch parameter {
-        case .integer(let name, let bytes):
-            let number = try BigNumber(bytes)
-            numbers.append(number)
-            let key = try cString(name)
-            guard OSSL_PARAM_BLD_push_BN(builder, key, number.pointer) == 1 else {
-                throw .openSSLQueue("OSSL_PARAM_BLD_push_BN")
-            }
-        case .octets(let name, let bytes):
-            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
-            _ = buffer.initialize(from: bytes)
-            buffers.append(buffer)
-            let key = try cString(name)
-            guard OSSL_PARAM_BLD_push_octet_string(builder, key, buffer.baseAddress, bytes.count) == 1 else {
-                throw .openSSLQueue("OSSL_PARAM_BLD_push_octet_string")
-            }
-        case .text(let name, let value):
-            let key = try cString(name)
-            let text = try cString(value)
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, key, text, 0) == 1 else {
-                throw .openSSLQueue("OSSL_PARAM_BLD_push_utf8_string")
-            }
-        }
-    }
-    guard let own = OSSL_PARAM_BLD_to_param(builder) else { throw .openSSLQueue("OSSL_PARAM_BLD_to_param") }
-    defer { OSSL_PARAM_free(own) }
-
-    var domain: UnsafeMutablePointer<OSSL_PARAM>? = nil
-    defer { if let domain { OSSL_PARAM_free(domain) } }
-    let context: EVPKeyContext
-    if let template {
-        guard EVP_PKEY_todata(template.pointer, Int32(mrtd_EVP_PKEY_KEY_PARAMETERS()), &domain) == 1 else {
-            throw .openSSLQueue("EVP_PKEY_todata")
-        }
-        context = try EVPKeyContext(key: template)
-    } else if let typeName {
-        context = try EVPKeyContext(typeName: typeName)
-    } else {
-        throw .invalidInput("makeKey needs a template or a type")
-    }
-    var merged: UnsafeMutablePointer<OSSL_PARAM>? = own
-    var mergedOwned = false
-    if let domain {
-        guard let both = OSSL_PARAM_merge(domain, own) else { throw .openSSLQueue("OSSL_PARAM_merge") }
-        merged = both
-        mergedOwned = true
-    }
-    defer { if mergedOwned, let merged { OSSL_PARAM_free(merged) } }
-    guard EVP_PKEY_fromdata_init(context.pointer) == 1 else { throw .openSSLQueue("EVP_PKEY_fromdata_init") }
-    var key: OpaquePointer? = nil
-    guard EVP_PKEY_fromdata(context.pointer, &key, selection, merged) == 1, let key else {
-        throw .openSSLQueue("EVP_PKEY_fromdata")
-    }
-    return EVPKeyHandle(taking: key)
-}
-
 extension EVPKeyHandle {
     /// A big-number parameter of the key (`p`, `g`, `q`, `n`, `e`, `pub`), or `nil` when absent.
     func bigNumber(_ name: String) -> BigNumber? {
@@ -215,19 +110,6 @@ extension EVPKeyHandle {
             return nil
         }
         return try? BigNumber(taking: number)
-    }
-
-    /// An octet-string parameter (`pub` of an EC key).
-    func octets(_ name: String) throws(CryptoError) -> [UInt8] {
-        var length = 0
-        guard EVP_PKEY_get_octet_string_param(pointer, name, nil, 0, &length) == 1, length > 0 else {
-            throw .openSSLQueue("EVP_PKEY_get_octet_string_param(\(name))")
-        }
-        var out = [UInt8](repeating: 0, count: length)
-        guard (out.withUnsafeMutableBufferPointer {
-            EVP_PKEY_get_octet_string_param(pointer, name, $0.baseAddress, length, &length)
-        }) == 1 else { throw .openSSLQueue("EVP_PKEY_get_octet_string_param(\(name))") }
-        return Array(out.prefix(length))
     }
 
     /// A UTF-8 string parameter (`group`), or `nil`.

@@ -17,9 +17,23 @@ extension PrivateKey {
 
     /// A fresh EC key on a standardized curve (Doc 9303-11 §9.5.1 IDs 8-18).
     public static func generateEC(standardizedDomainParameterID id: Int) throws(CryptoError) -> PrivateKey {
-        let pair = try KeyAgreementKeyPair.generate(standardizedDomainParameterID: id)
-        guard pair.algorithm == .ecdh else { throw .unsupported("parameter ID \(id) is not an elliptic curve") }
-        return PrivateKey(handle: pair.handle)
+        guard let curve = ECGroup.StandardCurve(rawValue: id), let shortName = OBJ_nid2sn(curve.nid) else {
+            throw .unsupported("parameter ID \(id) is not an elliptic curve")
+        }
+        let context = try EVPKeyContext(typeName: "EC")
+        guard EVP_PKEY_keygen_init(context.pointer) == 1 else { throw .openSSLQueue("EVP_PKEY_keygen_init") }
+        var name = Array(String(cString: shortName).utf8CString)
+        let set: Int32 = name.withUnsafeMutableBufferPointer { buffer in
+            var params = [
+                OSSL_PARAM_construct_utf8_string("group", buffer.baseAddress, 0),
+                OSSL_PARAM_construct_end(),
+            ]
+            return EVP_PKEY_CTX_set_params(context.pointer, &params)
+        }
+        guard set == 1 else { throw .openSSLQueue("EVP_PKEY_CTX_set_params(group)") }
+        var key: OpaquePointer? = nil
+        guard EVP_PKEY_keygen(context.pointer, &key) == 1, let key else { throw .openSSLQueue("EVP_PKEY_keygen") }
+        return PrivateKey(handle: EVPKeyHandle(taking: key))
     }
 
     /// The modulus length of an RSA key in bits (0 for other keys).

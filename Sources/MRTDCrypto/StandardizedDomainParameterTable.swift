@@ -1,23 +1,8 @@
 internal import CLibCrypto
 
 /// The standardized domain parameters of Doc 9303-11 §9.5.1 (``ECGroup/StandardCurve``,
-/// ``DHGroup/StandardGroup``) as OpenSSL names them, for keys built through `EVP_PKEY`.
+/// ``DHGroup/StandardGroup``) as OpenSSL names them, for naming the curve of an `EVP_PKEY`.
 enum StandardizedDomainParameterTable {
-    enum Entry {
-        case dh(openSSLName: String, displayName: String)
-        case ec(openSSLName: String, displayName: String)
-    }
-
-    static func entry(_ id: Int) -> Entry? {
-        if let group = DHGroup.StandardGroup(rawValue: id) {
-            return .dh(openSSLName: openSSLName(group), displayName: group.name)
-        }
-        if let curve = ECGroup.StandardCurve(rawValue: id), let shortName = OBJ_nid2sn(curve.nid) {
-            return .ec(openSSLName: String(cString: shortName), displayName: curve.name)
-        }
-        return nil
-    }
-
     /// The display name (`NIST-P-256`, `brainpoolP256r1`, `RFC5114-2048-224`) of an OpenSSL curve
     /// or group short name; the OpenSSL name itself for others.
     static func displayName(openSSLName: String) -> String {
