@@ -6,7 +6,8 @@ import Testing
 /// (`scripts/package` builds them in `.build-release`; `MRTD_RELEASE_BIN` names another directory)
 /// must not contain the PEM body of the TEST-ONLY document signer's key, nor of the EAC keys of
 /// certs/test-eac, nor their marker strings. The debug binaries are checked too when built.
-/// Without a release build the release half is skipped, loudly, and fails under CI.
+/// Without a release build the release half is skipped, loudly; scripts/test runs the suite again after
+/// scripts/package with MRTD_REQUIRE_RELEASE_BIN=1, when a missing release binary fails.
 @Suite struct ReleaseBinaryKeyTests {
     /// Base64 lines of the private keys: any one of them in a binary means the key is in it.
     static let keyFiles = [
@@ -64,10 +65,12 @@ import Testing
             let path = directory + "/" + binary
             guard FileManager.default.isExecutableFile(atPath: path) else {
                 if kind == "release" {
-                    if ProcessInfo.processInfo.environment["CI"] != nil {
-                        Issue.record("no release \(binary) at \(path): run scripts/package first (required under CI)")
+                    // scripts/test runs this suite again after scripts/package with MRTD_REQUIRE_RELEASE_BIN=1:
+                    // in CI the release half always runs, after the release build exists.
+                    if ProcessInfo.processInfo.environment["MRTD_REQUIRE_RELEASE_BIN"] != nil {
+                        Issue.record("no release \(binary) at \(path): run scripts/package first (MRTD_REQUIRE_RELEASE_BIN is set)")
                     }
-                    print("SKIPPED: no release \(binary) at \(path) (scripts/package builds it); its key check did not run")
+                    print("SKIPPED: no release \(binary) at \(path) (scripts/package builds it; scripts/test checks it after the package step); its key check did not run here")
                 }
                 continue
             }
