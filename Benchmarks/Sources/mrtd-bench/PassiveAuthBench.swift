@@ -10,7 +10,7 @@ import MRTDVerification
 enum PassiveAuthBench {
     static func run(files: [LDSFile: [UInt8]], iterations: Int) throws -> [String: Any] {
         var store = TrustStore()
-        _ = store.addAnchor(try Certificate(derEncoded: TestPKI.csca().derBytes), source: "certs/test (TEST ONLY)", isTestMaterial: true)
+        _ = store.addAnchor(try TestPKI.csca(), source: "certs/test (TEST ONLY)", isTestMaterial: true)
         let trustStore = store
         guard PassiveAuthentication.verify(files: files, trustStore: trustStore).result == .passed else {
             throw BenchError.check("passive authentication of the specimen did not pass")
