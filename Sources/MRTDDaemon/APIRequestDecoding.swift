@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdCore
 public import MRTDCore
 import Hummingbird
+import MRTDClient
 
 /// The layer that turns a client's bytes into an API request: content type and length checks,
 /// the strict JSON decoding of `POST /v1/reads` bodies, the access secret, the query parameters and
@@ -116,8 +117,7 @@ public enum APIRequestDecoding {
     /// empty is none; otherwise decimal digits that fit 64 bits, or 400 `invalidRequest`.
     public static func lastEventID(_ header: String?) throws(APIError) -> UInt64? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        guard header.utf8.count <= 20, header.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let id = UInt64(header) else {
+        guard let id = EventID.parse(header) else {
             throw .invalidRequest("Last-Event-ID must be an event id (decimal digits)")
         }
         return id

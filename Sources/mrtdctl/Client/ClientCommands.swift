@@ -40,10 +40,7 @@ struct Events: AsyncParsableCommand {
     var ids = false
 
     func validate() throws {
-        // The daemon's rule (APIRequestDecoding.lastEventID): at most 20 decimal digits, a UInt64.
-        if let lastEventID, lastEventID.isEmpty || lastEventID.utf8.count > 20
-            || !lastEventID.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-            || UInt64(lastEventID) == nil {
+        if let lastEventID, EventID.parse(lastEventID) == nil {
             throw ValidationError("--last-event-id must be an event id (decimal digits)")
         }
     }
