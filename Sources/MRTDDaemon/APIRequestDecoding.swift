@@ -100,9 +100,6 @@ public enum APIRequestDecoding {
     /// `wait(_:)` for a request target as sent (`/v1/reads?wait=true`).
     public static func wait(uri: String) throws(APIError) -> Bool { try wait(URI(uri)) }
 
-    /// Whether `?wait` asks to wait (an invalid value does not: `wait(uri:)` refuses it).
-    public static func waits(uri: String) -> Bool { (try? wait(URI(uri))) ?? false }
-
     /// `wantsPNG(_:)` for a request target as sent.
     public static func wantsPNG(uri: String) throws(APIError) -> Bool { try wantsPNG(URI(uri)) }
 

@@ -45,8 +45,7 @@ import MRTDCore
     }
 
     @Test func queryParametersAndPaths() throws {
-        #expect(APIRequestDecoding.waits(uri: "/v1/reads?wait=true"))
-        #expect(!APIRequestDecoding.waits(uri: "/v1/reads?wait=yes"))
+        #expect(try APIRequestDecoding.wait(uri: "/v1/reads?wait=true"))
         #expect(try !APIRequestDecoding.wait(uri: "/v1/reads?wait=false"))
         #expect(try !APIRequestDecoding.wait(uri: "/v1/reads"))
         for bad in ["yes", "-2.5e307", "", "TRUE", "1", "0"] {
