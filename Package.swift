@@ -29,7 +29,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // No default traits: FullFoundation would link ICU into mrtdd (issue 14, footprint).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Already resolved for Hummingbird; MRTDClient names it directly (HTTP methods) without the server.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -50,9 +51,11 @@ let package = Package(
             name: "CLibNFC", path: "Sources/CLibNFC", pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev"])]),
 
+        // posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module leaves out (ChildProcess).
+        .target(name: "CSpawn", path: "Sources/CSpawn"),
         .target(
             name: "MRTDCore",
-            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
+            dependencies: ["CSpawn", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // A narrow PKCS #11 client (dlopen of the module an RFC 7512 URI names): EAC terminal keys in an HSM.
         .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(

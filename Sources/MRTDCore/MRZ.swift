@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The three machine readable zone layouts: TD1 (3 × 30, Doc 9303-5), TD2 (2 × 36, Doc 9303-6),
 /// TD3 (2 × 44, Doc 9303-4).
@@ -272,7 +272,7 @@ public struct MRZ: Sendable, Equatable {
         func words(_ s: Substring) -> String {
             s.split(separator: "<").joined(separator: " ")
         }
-        if let r = field.range(of: "<<") {
+        if let r = field.firstRange(of: "<<") {
             return (words(field[..<r.lowerBound]), words(field[r.upperBound...]))
         }
         return (words(field[...]), "")
@@ -361,7 +361,7 @@ public struct MRZKey: Sendable, Equatable, CustomStringConvertible {
     /// Parses `DOCNO,YYMMDD,YYMMDD` (whitespace around fields ignored).
     public init(parsing text: String) throws(MRZError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingSpaces() }
         guard parts.count == 3 else { throw .invalidKeyFormat }
         try self.init(documentNumber: parts[0], dateOfBirth: parts[1], dateOfExpiry: parts[2])
     }

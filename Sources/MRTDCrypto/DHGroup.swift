@@ -1,5 +1,5 @@
 internal import CLibCrypto
-import Foundation
+import FoundationEssentials
 public import MRTDCore
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import MRTDCore
 
 /// A group for (EC)DH key agreement: an elliptic curve over a prime field or a prime-order subgroup

@@ -1,5 +1,5 @@
 internal import CLibCrypto
-import Foundation
+import FoundationEssentials
 import MRTDCore
 
 /// The raw OpenSSL operations a key agreement needs, timed without any of this library's wrapping

@@ -1,5 +1,5 @@
 internal import CLibCrypto
-import Foundation
+import FoundationEssentials
 
 extension BigNumber {
     /// Takes over a `BIGNUM` that OpenSSL allocated for the caller (`EVP_PKEY_get_bn_param`).

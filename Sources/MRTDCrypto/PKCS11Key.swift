@@ -1,5 +1,5 @@
 internal import CPKCS11
-import Foundation
+import FoundationEssentials
 import MRTDCore
 
 /// A private key in a PKCS #11 token (an HSM, or SoftHSM2 in tests), named by an RFC 7512 URI:
@@ -23,7 +23,7 @@ public struct PKCS11Key: Sendable, CustomStringConvertible {
             var out: [String: String] = [:]
             for item in text.split(separator: separator) {
                 let kv = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard kv.count == 2, let value = String(kv[1]).removingPercentEncoding else {
+                guard kv.count == 2, let value = kv[1].percentDecoded else {
                     throw .unsupported("malformed PKCS #11 URI attribute")
                 }
                 out[String(kv[0])] = value
@@ -52,7 +52,7 @@ public struct PKCS11Key: Sendable, CustomStringConvertible {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw .unsupported("PKCS #11 pin-source cannot be read")
             }
-            pin = text.trimmingCharacters(in: .newlines)
+            pin = text.trimming(while: \.isNewline)
         } else {
             pin = nil
         }

@@ -1,5 +1,5 @@
 internal import CLibCrypto
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A source of random bytes. Protocol code takes one so tests can replay the ICAO worked examples

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 /// A signature scheme as named by an AlgorithmIdentifier, reduced to what the math needs.
 ///
 /// MD5 cannot be expressed (``DigestAlgorithm`` has no MD5): Doc 9303-12 §7 and BSI TR-03105
@@ -23,11 +23,11 @@ public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
 
     /// A readable name used in reports: `ECDSA-SHA256`, `RSA-PSS-SHA256`, `RSA-PKCS1v1.5-SHA256`.
     public var description: String {
-        let hash = digest.rawValue.replacingOccurrences(of: "-", with: "")
+        let hash = digest.rawValue.replacing("-", with: "")
         switch self {
         case .rsaPKCS1v15: return "RSA-PKCS1v1.5-\(hash)"
         case .rsaPSS(_, let mgf, let salt):
-            let mgfHash = mgf.rawValue.replacingOccurrences(of: "-", with: "")
+            let mgfHash = mgf.rawValue.replacing("-", with: "")
             return "RSA-PSS-\(hash)" + (mgf == digest ? "" : "-MGF1-\(mgfHash)") + "-salt\(salt)"
         case .ecdsa: return "ECDSA-\(hash)"
         case .ecdsaPlain: return "ECDSA-plain-\(hash)"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import HTTPTypes
 public import Hummingbird
 public import MRTDCore

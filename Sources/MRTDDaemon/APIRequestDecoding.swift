@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HummingbirdCore
 public import MRTDCore
 import Hummingbird
@@ -113,7 +113,7 @@ public enum APIRequestDecoding {
     /// The `Last-Event-ID` of `GET /v1/events` (a reconnecting client's last event id): absent or
     /// empty is none; otherwise decimal digits that fit 64 bits, or 400 `invalidRequest`.
     public static func lastEventID(_ header: String?) throws(APIError) -> UInt64? {
-        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        guard let header = header?.trimmingSpaces(), !header.isEmpty else { return nil }
         guard let id = EventID.parse(header) else {
             throw .invalidRequest("Last-Event-ID must be an event id (decimal digits)")
         }

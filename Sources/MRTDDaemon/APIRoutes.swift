@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -97,22 +97,20 @@ struct APIRoutes: Sendable {
     /// Strict decoding: malformed JSON, unknown fields and wrong types each get their own code.
     static func decode(_ bytes: [UInt8]) throws(APIError) -> ReadJobRequest {
         let data = Data(bytes)
-        let object: Any
+        let probe: MemberNames
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: [])
+            probe = try JSONDecoder().decode(MemberNames.self, from: data)
+        } catch DecodingError.typeMismatch {
+            throw .invalidRequest("the body must be a JSON object")
         } catch {
             throw .malformedJSON("cannot parse")
         }
-        guard let top = object as? [String: Any] else { throw .invalidRequest("the body must be a JSON object") }
-        if let unknown = top.keys.sorted().first(where: { !ReadJobRequest.fields.contains($0) }) { throw .unknownField(unknown) }
-        if let access = top["access"] as? [String: Any] {
-            if let unknown = access.keys.sorted().first(where: { !ReadJobRequest.Access.fields.contains($0) }) {
-                throw .unknownField("access.\(unknown)")
-            }
-            if let key = access["mrzKey"] as? [String: Any],
-               let unknown = key.keys.sorted().first(where: { !ReadJobRequest.MRZKeyFields.fields.contains($0) }) {
-                throw .unknownField("access.mrzKey.\(unknown)")
-            }
+        if let unknown = probe.top.sorted().first(where: { !ReadJobRequest.fields.contains($0) }) { throw .unknownField(unknown) }
+        if let unknown = probe.access?.sorted().first(where: { !ReadJobRequest.Access.fields.contains($0) }) {
+            throw .unknownField("access.\(unknown)")
+        }
+        if let unknown = probe.mrzKey?.sorted().first(where: { !ReadJobRequest.MRZKeyFields.fields.contains($0) }) {
+            throw .unknownField("access.mrzKey.\(unknown)")
         }
         do {
             return try JSONDecoder().decode(ReadJobRequest.self, from: data)
@@ -254,5 +252,34 @@ extension Double {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         return (self * scale).rounded() / scale
+    }
+}
+
+/// The member names of a request body, its `access` object and `access.mrzKey`, whatever their values:
+/// unknown fields are refused by name before the typed decoding. A body that is valid JSON but not an
+/// object throws `typeMismatch`; anything else that fails is malformed JSON.
+private struct MemberNames: Decodable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    var top: [String]
+    var access: [String]?
+    var mrzKey: [String]?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        top = container.allKeys.map(\.stringValue)
+        let accessKey = Key(stringValue: "access")
+        guard container.contains(accessKey),
+              let access = try? container.nestedContainer(keyedBy: Key.self, forKey: accessKey) else { return }
+        self.access = access.allKeys.map(\.stringValue)
+        let mrzKey = Key(stringValue: "mrzKey")
+        guard access.contains(mrzKey),
+              let key = try? access.nestedContainer(keyedBy: Key.self, forKey: mrzKey) else { return }
+        self.mrzKey = key.allKeys.map(\.stringValue)
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import HTTPTypes
 public import Hummingbird
 import HummingbirdCore
@@ -12,6 +12,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 import CDispatch
+import MRTDCore
 #endif
 
 /// The request context of every API handler: Hummingbird's core context plus the caller's
@@ -378,7 +379,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
     }
 
     private func prepareDirectory(for path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathString.parent(path)
         guard !directory.isEmpty else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }

@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
 public import Logging
 import MRTDVerification
 public import MRTDReaders
 public import MRTDProtocol
+import MRTDCore
 
 /// Everything `mrtdd` is configured with: the configuration file, then command-line flags on top.
 ///
@@ -65,13 +66,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         var trust: [String]?
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                .map { $0.trimmingSpaces() } ?? ""
             if line.isEmpty { continue }
             guard let equals = line.firstIndex(of: "=") else {
                 throw .syntax(file: name, line: index + 1, "expected 'key = value'")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingSpaces()
+            var value = line[line.index(after: equals)...].trimmingSpaces()
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             if key == "trust-store" {
                 trust = (trust ?? []) + Self.list(value)
@@ -156,7 +157,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     static func list(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     static func nonEmpty(_ key: String, _ value: String) throws(ConfigurationError) -> String {
@@ -180,7 +181,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             scale = factor
             break
         }
-        guard let n = Double(number.trimmingCharacters(in: .whitespaces)), n.isFinite, n * scale >= 0.001, n * scale <= 86_400 * 30 else {
+        guard let n = Double(number.trimmingSpaces()), n.isFinite, n * scale >= 0.001, n * scale <= 86_400 * 30 else {
             throw .invalidValue(key, value)
         }
         return .milliseconds(Int64((n * scale * 1000).rounded()))

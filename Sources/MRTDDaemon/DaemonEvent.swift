@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One Server-Sent Event of `GET /v1/events`: a type (`reader.added`, ...) and a JSON payload.

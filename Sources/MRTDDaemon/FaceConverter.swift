@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import MRTDCore
 
 /// Decodes JPEG 2000 faces to PNG for display in a short-lived child process (`opj_decompress`)
 /// under resource limits (address space, CPU time, file size, no core dumps), so that a hostile
@@ -34,32 +36,17 @@ struct FaceConverter: Sendable {
         } catch {
             throw .undecodable
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // Limits first, then exec: the decoder never runs unconstrained. Arguments go through "$@".
-        process.arguments = [
+        let arguments = [
             "-c", "ulimit -c 0; ulimit -v \(memoryKiB); ulimit -t \(cpuSeconds); ulimit -f 65536; exec \"$0\" \"$@\"",
             decoder, "-quiet", "-i", input.path, "-o", output.path,
         ]
-        process.environment = ["PATH": "/usr/bin:/bin"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let status: Int32 = await withCheckedContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(returning: -1)
-                return
-            }
-            let pid = process.processIdentifier
-            let limit = timeout
-            Task.detached {
-                try? await Task.sleep(for: limit)
-                if process.isRunning { kill(pid, SIGKILL) }
-            }
+        let status: Int32
+        do {
+            let pid = try ChildProcess.spawn("/bin/sh", arguments: arguments, environment: ["PATH": "/usr/bin:/bin"])
+            status = await ChildProcess.wait(pid, timeout: timeout)
+        } catch {
+            throw .unavailable
         }
         guard status == 0, let png = try? Data(contentsOf: output), png.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
             throw .undecodable

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 public import Logging
+import MRTDCore
 
 /// Logs one line per record to stderr with an sd-daemon(3) priority prefix (`<6>` for info), which
 /// journald turns into the record's priority; metadata follows as `key=value`. No timestamps: the
@@ -14,7 +15,7 @@ public struct JournalLogHandler: LogHandler {
     public init(label: String, level: Logger.Level, write: (@Sendable (String) -> Void)? = nil) {
         self.label = label
         self.logLevel = level
-        self.write = write ?? { line in FileHandle.standardError.write(Data(line.utf8)) }
+        self.write = write ?? { line in StandardError.write(line) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

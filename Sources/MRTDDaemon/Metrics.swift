@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Counters and gauges for `GET /metrics` (Prometheus text exposition format 0.0.4).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import Logging
 import MRTDCore
 import MRTDCrypto
@@ -257,12 +257,11 @@ public actor ReadScheduler {
     }
 
     private func view(_ job: Job) -> ReadJobView {
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func iso(_ date: Date) -> String { ISOTime.string(date, fractional: true) }
         return ReadJobView(
             id: job.id, state: job.state, location: "/v1/reads/\(job.id)", reader: job.reader ?? job.requestedReader,
-            createdAt: iso.string(from: job.created), startedAt: job.started.map(iso.string(from:)),
-            finishedAt: job.finished.map(iso.string(from:)), expiresAt: job.expiresDate.map(iso.string(from:)),
+            createdAt: iso(job.created), startedAt: job.started.map(iso),
+            finishedAt: job.finished.map(iso), expiresAt: job.expiresDate.map(iso),
             progress: job.progress.current, error: job.error.map { .init(error: $0.code, message: $0.message) }, result: job.result)
     }
 

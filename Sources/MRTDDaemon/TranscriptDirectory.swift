@@ -1,8 +1,9 @@
-public import Foundation
+public import FoundationEssentials
 public import Logging
 import MRTDTranscript
 import Synchronization
 import MRTDCore
+import Glibc
 
 /// Writes the transcript of every chip session the daemon runs into one directory
 /// (`record-directory`, docs/transcripts.md): one `mrtd-transcript/1` file per job, mode 0600, named
@@ -44,7 +45,7 @@ public final class TranscriptDirectory: Sendable {
             defer { pending.withLock { $0 -= 1 } }
             do {
                 let data = try transcript.json()
-                try Self.createFile(data, at: (path as NSString).appendingPathComponent(name))
+                try Self.createFile(data, at: PathString.join(path, name))
                 metrics.recordTranscript(written: true)
                 logger.debug("transcript written", metadata: ["job": "\(job)", "file": "\(name)"])
             } catch let error as WriteError {
@@ -68,12 +69,14 @@ public final class TranscriptDirectory: Sendable {
 
     /// `20261121T141600.123Z-<job id>.json`: sorts by start time; nothing read from the document.
     static func fileName(job: String, started: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
-        let safe = job.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") }
-        return "\(formatter.string(from: started))-\(String(String.UnicodeScalarView(safe.prefix(64)))).json"
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: started)
+        let stamp = (c.year ?? 0).zeroPadded(width: 4) + (c.month ?? 0).zeroPadded(width: 2) + (c.day ?? 0).zeroPadded(width: 2)
+            + "T" + (c.hour ?? 0).zeroPadded(width: 2) + (c.minute ?? 0).zeroPadded(width: 2) + (c.second ?? 0).zeroPadded(width: 2)
+            + "." + ((c.nanosecond ?? 0) / 1_000_000).zeroPadded(width: 3) + "Z"
+        let safe = job.unicodeScalars.filter { $0.isASCIIAlphanumeric || $0 == "-" }
+        return "\(stamp)-\(String(String.UnicodeScalarView(safe.prefix(64)))).json"
     }
 
     struct WriteError: Error, CustomStringConvertible {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import Logging
 public import MRTDVerification
 import Synchronization
@@ -140,14 +140,13 @@ public final class TrustManager: Sendable {
     }
 }
 
+/// RFC 3339 times in UTC (`2026-11-25T01:25:09Z`, with `.123` milliseconds when `fractional`).
 enum ISOTime {
-    static func string(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+    static func string(_ date: Date, fractional: Bool = false) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: fractional))
     }
 
     static func parse(_ text: String) -> Date? {
-        ISO8601DateFormatter().date(from: text)
+        try? Date(text, strategy: Date.ISO8601FormatStyle())
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import MRTDCrypto
 public import MRTDVerification
@@ -83,7 +83,7 @@ public struct TerminalCredentials: Sendable, Equatable {
                         warnings.append("\(stem).pkcs11: PKCS #11 keys are not available here")
                         continue
                     }
-                    let uri = try String(contentsOf: uriFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let uri = try String(contentsOf: uriFile, encoding: .utf8).trimmingWhitespace()
                     terminals.append(Terminal(certificate: certificate, key: try pkcs11(uri)))
                 }
             } catch {

@@ -196,7 +196,7 @@ public struct EACTestSet: Sendable {
     }
 }
 
-import Foundation
+import FoundationEssentials
 
 extension EACTestSet {
     /// Synthetic DG3 / DG4 (biometric information group templates, Doc 9303-10 §4.7.3 / §4.7.4, around

@@ -1,7 +1,8 @@
-public import Foundation
+public import FoundationEssentials
 public import MRTDCore
 public import MRTDCrypto
 public import MRTDVerification
+import Synchronization
 
 /// The document signer behind a specimen's EF.SOD and EF.CardSecurity, with the CSCA that issued it.
 public struct DocumentSigner: Sendable {
@@ -86,27 +87,29 @@ public enum SimulationPKI {
         return bytes
     }
 
-    private final class Session: @unchecked Sendable {
+    private final class Session: Sendable {
         static let shared = Session()
-        private let lock = NSLock()
-        private var cachedSigner: DocumentSigner?
-        private var cachedEAC: EACTestSet?
+        private struct Cache {
+            var signer: DocumentSigner?
+            var eac: EACTestSet?
+        }
+        private let cache = Mutex(Cache())
 
         func signer() throws -> DocumentSigner {
-            try lock.withLock {
-                if let cachedSigner { return cachedSigner }
+            try cache.withLock { cache in
+                if let signer = cache.signer { return signer }
                 let made = try SimulationPKI.makeSigner()
                 SimulationPKI.publish(made.csca)
-                cachedSigner = made
+                cache.signer = made
                 return made
             }
         }
 
         func eac() throws -> EACTestSet {
-            try lock.withLock {
-                if let cachedEAC { return cachedEAC }
+            try cache.withLock { cache in
+                if let eac = cache.eac { return eac }
                 let made = try EACTestSet.make(sequence: "00002")
-                cachedEAC = made
+                cache.eac = made
                 return made
             }
         }

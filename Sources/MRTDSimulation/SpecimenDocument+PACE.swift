@@ -1,6 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
-public import Foundation
+public import FoundationEssentials
 import MRTDVerification
 
 extension SpecimenDocument {

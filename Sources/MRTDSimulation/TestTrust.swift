@@ -1,7 +1,8 @@
-public import Foundation
+public import FoundationEssentials
 public import MRTDCore
 public import MRTDCrypto
 public import MRTDVerification
+import Glibc
 
 /// What `--trust-test` trusts: the fixed TEST-ONLY CSCA of `certs/test` (a certificate; its keys are
 /// only in the tests) and the CSCAs of the simulation sessions of this user (``SimulationPKI``), so that

@@ -1,7 +1,7 @@
 public import MRTDCore
 public import MRTDCrypto
 import MRTDProtocol
-public import Foundation
+public import FoundationEssentials
 
 /// How a virtual chip behaves: its files, its access key and the quirks real chips show.
 public struct VirtualChipConfiguration: Sendable {

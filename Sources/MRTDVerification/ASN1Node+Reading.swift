@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SwiftASN1
 
 /// Small, checked accessors over SwiftASN1 nodes for the CMS and X.509 structures parsed here.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import MRTDCrypto
 import MRTDCore
 import SwiftASN1

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The trust material shipped with mrtdd and trusted unless turned off: the public CSCA master
 /// lists of Germany (BSI) and the Netherlands (RDW) in `certs/masterlists/` (see certs/README.md).

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import MRTDCrypto
 import MRTDCore
 import SwiftASN1
@@ -270,7 +270,7 @@ extension DeviationList.Documents: BERReadable {
     private mutating func read(_ field: ASN1Node) throws {
         switch field.identifier {
         case .context(0):
-            documentType = try DeviationList.printable(field).replacingOccurrences(of: "<", with: "")
+            documentType = try DeviationList.printable(field).replacing("<", with: "")
         case .context(1):
             dscIdentifier = try BER.sequence(field, identifier: .context(1)) { parts in
                 let issuer = try DistinguishedName(node: parts.required("issuerAndSerialNumber issuer"))
@@ -289,7 +289,7 @@ extension DeviationList.Documents: BERReadable {
         case .context(5):
             documentNumbers = try BER.set(field, identifier: .context(5)) { numbers in
                 var out: [String] = []
-                while let number = numbers.next() { out.append(try DeviationList.printable(number).replacingOccurrences(of: "<", with: "")) }
+                while let number = numbers.next() { out.append(try DeviationList.printable(number).replacing("<", with: "")) }
                 return out
             }
         default:

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import MRTDCore
 
 /// RFC 7468 textual encoding: `-----BEGIN LABEL-----` … base64 … `-----END LABEL-----`.
 enum PEM {
@@ -20,7 +21,7 @@ enum PEM {
         var label: String?
         var body = ""
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingSpaces()
             if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") {
                 label = String(line.dropFirst(11).dropLast(5))
                 body = ""
@@ -69,9 +70,9 @@ enum LDIF {
             let name = String(line[..<colon])
             let rest = line[line.index(after: colon)...]
             if rest.hasPrefix(":") {
-                out.append(Attribute(name: name, base64: rest.dropFirst().trimmingCharacters(in: .whitespaces)))
+                out.append(Attribute(name: name, base64: rest.dropFirst().trimmingSpaces()))
             } else {
-                out.append(Attribute(name: name, text: rest.trimmingCharacters(in: .whitespaces)))
+                out.append(Attribute(name: name, text: rest.trimmingSpaces()))
             }
         }
         return out

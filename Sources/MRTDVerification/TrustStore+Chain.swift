@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MRTDCrypto
 
 /// The outcome of a certificate path check from a signer (DSC or master list signer) to a CSCA.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import MRTDCore
 import MRTDCrypto
 
@@ -305,21 +305,21 @@ extension TrustStore {
     /// Regular files under `path` (itself when it is a file), sorted, skipping documentation,
     /// hidden files and private keys.
     static func files(at path: String) -> [String] {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [path] }
-        guard isDirectory.boolValue else { return [path] }
-        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
+        guard isDirectory else { return [path] }
+        guard let relatives = try? FileManager.default.subpathsOfDirectory(atPath: path) else { return [] }
         var out: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
+        for relative in relatives {
+            let name = PathString.lastComponent(relative)
             let lower = name.lowercased()
             if name.hasPrefix(".") || lower.hasPrefix("readme") || lower.hasSuffix(".md") || lower.hasSuffix(".txt")
                 || lower.hasSuffix(".key.pem") || lower.hasSuffix(".key") || lower.hasSuffix(".jpg") || lower.hasSuffix(".jp2") {
                 continue
             }
-            let full = (path as NSString).appendingPathComponent(relative)
-            var childIsDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &childIsDirectory), !childIsDirectory.boolValue {
+            let full = PathString.join(path, relative)
+            var childIsDirectory = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &childIsDirectory), !childIsDirectory {
                 out.append(full)
             }
         }
@@ -328,7 +328,7 @@ extension TrustStore {
 
     /// `certs/test` (the TEST-ONLY PKI): everything from there is flagged as test material.
     static func isTestPath(_ path: String) -> Bool {
-        let standardized = (path as NSString).standardizingPath
+        let standardized = PathString.standardized(path)
         return standardized.contains("certs/test/") || standardized.hasSuffix("certs/test")
     }
 }

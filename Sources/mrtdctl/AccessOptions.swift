@@ -4,7 +4,7 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDSimulation
 import MRTDTranscript
-import Foundation
+import FoundationEssentials
 
 extension AccessPolicy: ExpressibleByArgument {}
 
@@ -62,7 +62,7 @@ struct PACESimulationOptions: ParsableArguments {
     /// The PACEInfos given by `--sim-pace`.
     func infos() throws -> [PACEInfo] {
         try (pace.isEmpty ? ["GM,13,AES-128"] : pace).map { text in
-            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+            let parts = text.split(separator: ",").map { $0.trimmingSpaces().uppercased() }
             guard parts.count == 3, let mapping = PACEMapping(rawValue: parts[0]), let id = Int(parts[1]),
                   let cipher = SymmetricCipher(rawValue: parts[2])
             else { throw ValidationError("--sim-pace '\(text)': expected MAPPING,PARAMID,CIPHER such as CAM,13,AES-128") }

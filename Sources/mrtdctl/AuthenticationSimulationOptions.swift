@@ -3,7 +3,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDSimulation
 import MRTDTranscript
-import Foundation
+import FoundationEssentials
 
 /// Chip and Active Authentication on the virtual chip (with --simulate): DG14/DG15 and their keys.
 struct AuthenticationSimulationOptions: ParsableArguments {
@@ -62,7 +62,7 @@ struct AuthenticationSimulationOptions: ParsableArguments {
 
     private func chipAuthenticationSpecs() throws -> [ChipAuthenticationKeySpec] {
         try ca.enumerated().map { index, text in
-            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+            let parts = text.split(separator: ",").map { $0.trimmingSpaces().uppercased() }
             guard parts.count == 3 || (parts.count == 4 && parts[3] == "V2"), ["DH", "ECDH"].contains(parts[0]),
                   let id = Int(parts[1]), let cipher = SymmetricCipher(rawValue: parts[2])
             else { throw ValidationError("--sim-ca '\(text)': expected KEYAGREEMENT,PARAMID,CIPHER[,v2] such as ECDH,13,AES-128") }
@@ -76,7 +76,7 @@ struct AuthenticationSimulationOptions: ParsableArguments {
 
     private func activeAuthenticationSpec() throws -> ActiveAuthenticationKeySpec? {
         guard let aa else { return nil }
-        let parts = aa.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+        let parts = aa.split(separator: ",").map { $0.trimmingSpaces().uppercased() }
         let usage = ValidationError("--sim-aa '\(aa)': expected RSA,BITS,HASH or ECDSA,PARAMID,HASH[,DER]")
         guard parts.count >= 3, let number = Int(parts[1]), let digest = DigestAlgorithm(rawValue: parts[2]) else { throw usage }
         switch parts[0] {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MRTDCore
 
 /// `--images DIR`: writes every image besides the face (DG5, DG7, DG11, DG12, DG3, DG4) as

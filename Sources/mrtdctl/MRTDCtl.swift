@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
@@ -200,7 +200,7 @@ struct Read: AsyncParsableCommand {
     private func dataGroupNumbers() throws -> [Int]? {
         guard let dataGroups else { return nil }
         return try dataGroups.split(separator: ",").map { part in
-            let name = part.trimmingCharacters(in: .whitespaces).uppercased()
+            let name = part.trimmingSpaces().uppercased()
             guard let n = Int(name.hasPrefix("DG") ? String(name.dropFirst(2)) : name), (1...16).contains(n) else {
                 throw ValidationError("--data-groups: '\(part)' is not a data group number 1-16")
             }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import MRTDSimulation
 import MRTDTranscript
@@ -29,7 +29,7 @@ struct Replay: AsyncParsableCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            throw ValidationError("cannot read \(file): \(error.localizedDescription)")
+            throw ValidationError("cannot read \(file): \(errorReason(error))")
         }
         let transcript: Transcript
         do {
@@ -58,5 +58,5 @@ struct Replay: AsyncParsableCommand {
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    StandardError.write((message + "\n"))
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MRTDCore
 
 /// Renders the result model for people (`summary`) and for programs (`json`).
@@ -72,9 +72,9 @@ enum ResultPrinter {
         for w in r.warnings {
             lines.append(("Warning", w))
         }
-        lines.append(("Status", "\(r.status.rawValue) (\(String(format: "%.1f", r.durationMs)) ms)"))
+        lines.append(("Status", "\(r.status.rawValue) (\(r.durationMs.fixed(decimals: 1)) ms)"))
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+        return lines.map { $0.0 + String(repeating: " ", count: max(0, width + 2 - $0.0.count)) + $0.1 }
             .joined(separator: "\n")
     }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import MRTDSimulation
 import MRTDTranscript
@@ -114,7 +114,7 @@ enum TrustReportPrinter {
             return
         }
         Swift.print("CSCAs: \(report.cscaCount)   document signers: \(report.documentSignerCount)   CRLs: \(report.crlCount)   "
-            + "countries: \(report.countries.count)   loaded in \(String(format: "%.1f", report.loadMilliseconds)) ms")
+            + "countries: \(report.countries.count)   loaded in \(report.loadMilliseconds.fixed(decimals: 1)) ms")
         if report.containsTestMaterial { Swift.print("WARNING: TEST-ONLY trust material loaded; documents verified with it prove nothing") }
         for list in report.masterLists {
             let verdict = list.signature == "verified" ? "signature verified" : "REJECTED (\(list.signature): \(list.detail ?? ""))"

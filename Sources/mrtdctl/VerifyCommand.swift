@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import MRTDVerification
 
@@ -73,7 +73,7 @@ struct Verify: ParsableCommand {
             let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             for name in names where name.hasSuffix(".bin") {
                 guard let file = LDSFile(name: String(name.dropLast(4))) else { continue }
-                files[file] = try read((directory as NSString).appendingPathComponent(name))
+                files[file] = try read(PathString.join(directory, name))
             }
             guard files[.sod] != nil else { throw ValidationError("\(directory) holds no EF_SOD.bin") }
         }

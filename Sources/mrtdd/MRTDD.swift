@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Logging
 import MRTDCore
 import MRTDClient
@@ -10,6 +10,7 @@ import MRTDSimulation
 import MRTDTranscript
 import MRTDVerification
 import MRTDCrypto
+import Glibc
 
 @main
 struct MRTDD: AsyncParsableCommand, Sendable {
@@ -85,7 +86,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     func makeConfiguration() throws -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         do {
-            if let data = FileHandle(forReadingAtPath: config).flatMap({ try? $0.readToEnd() ?? Data() }),
+            if let data = try? Data(contentsOf: URL(fileURLWithPath: config)),
                let text = String(data: data, encoding: .utf8) {
                 try configuration.apply(file: text, name: config)
             } else if config != DaemonConfiguration.defaultPath {
@@ -103,7 +104,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
             for setting in settings {
                 let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { throw ValidationError("--set takes key=value") }
-                try configuration.set(parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+                try configuration.set(parts[0].trimmingSpaces(), parts[1].trimmingSpaces())
             }
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)

@@ -1,5 +1,5 @@
 internal import CLibNFC
-import Foundation
+import FoundationEssentials
 public import MRTDCore
 import Synchronization
 

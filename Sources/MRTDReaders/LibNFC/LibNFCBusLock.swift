@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One lock for the whole process around libnfc's device enumeration.
 ///

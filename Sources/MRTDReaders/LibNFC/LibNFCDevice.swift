@@ -1,7 +1,8 @@
 internal import CLibNFC
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import Synchronization
+import Glibc
 
 /// The card selected on a libnfc device. `generation` changes with every new selection, so a
 /// connection never talks to a card other than the one it was made for.

@@ -1,6 +1,6 @@
 import MRTDCore
 internal import CPCSCLite
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A session with the card on one PC/SC reader: its own context, a shared connection inside a

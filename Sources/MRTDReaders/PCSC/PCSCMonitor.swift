@@ -1,7 +1,8 @@
 internal import CPCSCLite
-import Foundation
+import FoundationEssentials
 import Synchronization
 import MRTDCore
+import Dispatch
 
 /// Watches pcscd on its own thread: reader arrival and removal through the `\\?PnP?\Notification`
 /// pseudo-reader, card insertion and removal through `SCardGetStatusChange` (blocking, no polling),

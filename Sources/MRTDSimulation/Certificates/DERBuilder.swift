@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import MRTDCore
 public import MRTDCrypto
 import SwiftASN1
@@ -68,8 +68,8 @@ public enum DERBuilder {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ v: Int?) -> String { String(format: "%02d", v ?? 0) }
-        let year = fourDigitYear ? String(format: "%04d", c.year ?? 0) : two((c.year ?? 0) % 100)
+        func two(_ v: Int?) -> String { (v ?? 0).zeroPadded(width: 2) }
+        let year = fourDigitYear ? (c.year ?? 0).zeroPadded(width: 4) : two((c.year ?? 0) % 100)
         return year + two(c.month) + two(c.day) + two(c.hour) + two(c.minute) + two(c.second) + "Z"
     }
 

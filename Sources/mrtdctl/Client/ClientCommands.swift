@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDCore
 import MRTDClient
 import MRTDProtocol
@@ -49,7 +49,7 @@ struct Events: AsyncParsableCommand {
         try await reportingDaemonErrors {
             for try await event in daemon.client.events(lastEventID: lastEventID) {
                 let prefix = ids ? "\(event.id ?? "-") " : ""
-                FileHandle.standardOutput.write(Data("\(prefix)\(event.type) \(event.data)\n".utf8))
+                StandardOutput.write("\(prefix)\(event.type) \(event.data)\n")
             }
         }
     }
@@ -106,7 +106,7 @@ enum DaemonRead {
         if let mrz {
             access.mrz = mrz
         } else if let mrzKey {
-            let parts = mrzKey.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = mrzKey.split(separator: ",").map { $0.trimmingSpaces() }
             guard parts.count == 3 else { throw ValidationError("--mrz-key takes DOCNO,YYMMDD,YYMMDD") }
             access.mrzKey = .init(documentNumber: parts[0], dateOfBirth: parts[1], dateOfExpiry: parts[2])
         } else if let can {
@@ -128,7 +128,7 @@ enum DaemonRead {
                 do {
                     for try await event in events where event.type == "read.progress" {
                         if let progress = try? JSONDecoder().decode(EventPayload.Progress.self, from: Data(event.data.utf8)) {
-                            FileHandle.standardError.write(Data("  \(progress.percent)% \(progress.phase)\(progress.file.map { " \($0)" } ?? "") on \(progress.reader)\n".utf8))
+                            StandardError.write("  \(progress.percent)% \(progress.phase)\(progress.file.map { " \($0)" } ?? "") on \(progress.reader)\n")
                         }
                     }
                 } catch {}
@@ -137,7 +137,7 @@ enum DaemonRead {
                 try await Task.sleep(for: .milliseconds(20))
             }
             let created = try await client.createRead(request)
-            if !json { FileHandle.standardError.write(Data("mrtdctl: job \(created.id) \(created.state.rawValue); present the document\n".utf8)) }
+            if !json { StandardError.write("mrtdctl: job \(created.id) \(created.state.rawValue); present the document\n") }
             var view = created
             while !view.state.isFinished {
                 try await Task.sleep(for: .milliseconds(50))

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDClient
+import MRTDCore
 
 /// `--socket`: where mrtdd listens (also `MRTDD_SOCKET`).
 struct DaemonOptions: ParsableArguments {
@@ -17,7 +18,7 @@ func reportingDaemonErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as DaemonClientError {
-        FileHandle.standardError.write(Data("mrtdctl: \(error)\n".utf8))
+        StandardError.write("mrtdctl: \(error)\n")
         throw ExitStatus.readFailed
     }
 }

@@ -1,6 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MRTDClient
+import Dispatch
+import Glibc
+import MRTDCore
 
 /// `mrtdctl console`: the operator console, a web page on 127.0.0.1 that talks to mrtdd
 /// (docs/console.md).
@@ -34,8 +37,7 @@ struct Console: AsyncParsableCommand {
         let server = ConsoleServer(client: daemon.client, token: ConsoleToken.random())
         try await server.run(port: port ?? 0) { url in
             // The URL (with its token) goes to the operator's terminal only, never to a log.
-            FileHandle.standardOutput.write(Data(
-                "mrtdctl console: \(url)\n(daemon socket \(daemon.client.socketPath); Ctrl-C to stop)\n".utf8))
+            StandardOutput.write("mrtdctl console: \(url)\n(daemon socket \(daemon.client.socketPath); Ctrl-C to stop)\n")
             if open { Self.openInBrowser(url) }
         }
     }
@@ -45,22 +47,20 @@ struct Console: AsyncParsableCommand {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { Foundation.exit(0) }
+            source.setEventHandler { Glibc.exit(0) }
             source.resume()
             return source
         }
     }
 
+    /// xdg-open through env(1) (it finds it on PATH), reaped in the background.
     private static func openInBrowser(_ url: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let environment = ProcessInfo.processInfo.environment
         do {
-            try process.run()
+            let pid = try ChildProcess.spawn("/usr/bin/env", arguments: ["xdg-open", url], environment: environment)
+            Task.detached { _ = await ChildProcess.wait(pid) }
         } catch {
-            FileHandle.standardError.write(Data("mrtdctl: cannot run xdg-open (\(error)); open the URL yourself\n".utf8))
+            StandardError.write("mrtdctl: cannot run xdg-open (\(error)); open the URL yourself\n")
         }
     }
 }
@@ -69,7 +69,7 @@ struct Console: AsyncParsableCommand {
 enum ConsoleToken {
     static func random() -> String {
         var generator = SystemRandomNumberGenerator()  // getrandom(2)
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }.hex.lowercased()
     }
 
     /// Equal without an early exit on the first differing byte (the time depends on lengths only).

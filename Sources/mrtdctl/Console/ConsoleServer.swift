@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -121,7 +121,7 @@ struct ConsoleServer: Sendable {
     /// Job ids are the daemon's: letters, digits, '-' and '_' only (nothing that could alter the proxied path).
     static func jobID(_ segment: Substring) -> Substring? {
         let ok = !segment.isEmpty && segment.count <= 64
-            && segment.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+            && segment.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" || $0 == "_" }
         return ok ? segment : nil
     }
 
