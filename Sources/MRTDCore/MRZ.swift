@@ -162,7 +162,11 @@ public struct MRZ: Sendable, Equatable {
         let lines = (0..<format.lineCount).map {
             String(chars[($0 * format.lineLength)..<(($0 + 1) * format.lineLength)])
         }
-        let year = referenceYear ?? Calendar(identifier: .gregorian).component(.year, from: Date())
+        let year = referenceYear ?? {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .gmt
+            return calendar.component(.year, from: Date())
+        }()
         self.init(format: format, lines: lines.map { Array($0) }, referenceYear: year)
     }
 

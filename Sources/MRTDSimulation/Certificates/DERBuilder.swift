@@ -66,7 +66,7 @@ public enum DERBuilder {
 
     private static func timeText(_ date: Date, fourDigitYear: Bool) -> String {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt  // TimeZone(identifier: "UTC") is nil without ICU
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         func two(_ v: Int?) -> String { (v ?? 0).zeroPadded(width: 2) }
         let year = fourDigitYear ? (c.year ?? 0).zeroPadded(width: 4) : two((c.year ?? 0) % 100)
