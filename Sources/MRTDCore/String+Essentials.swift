@@ -69,6 +69,6 @@ extension Double {
         let unit = Int64(scale)
         let integral = String(whole / unit)
         let fraction = decimals > 0 ? "." + (whole % unit).zeroPadded(width: decimals) : ""
-        return (self < 0 && whole != 0 ? "-" : "") + integral + fraction
+        return (sign == .minus ? "-" : "") + integral + fraction
     }
 }

@@ -44,14 +44,21 @@ import Testing
     }
 
     @Test func pathsMatchNSString() {
-        for (directory, name) in [("/a", "b"), ("/a/", "b"), ("", "b"), ("rel", "x/y"), ("/", "etc"), ("/a", "/b")] {
+        for (directory, name) in [("/a", "b"), ("/a/", "b"), ("", "b"), ("rel", "x/y"), ("/", "etc")] {
             #expect(PathString.join(directory, name) == (directory as NSString).appendingPathComponent(name), "\(directory) + \(name)")
         }
-        for path in ["/a/b", "/a/b/", "a", "/", "a/b/c.pem", "//x//y", ""] {
+        // "a" is left out of the comparison: corelibs Foundation's deletingLastPathComponent traps on it.
+        for path in ["/a/b", "/a/b/", "/", "a/b/c.pem", "//x//y", "/a"] {
             #expect(PathString.lastComponent(path) == (path as NSString).lastPathComponent, "last of \(path)")
             #expect(PathString.parent(path) == (path as NSString).deletingLastPathComponent, "parent of \(path)")
         }
-        for path in ["/nonexistent/a/../b", "/nonexistent/./c//d/", "nonexistent/x/../../y", "/nonexistent/..", "certs/test/./x"] {
+        #expect(PathString.join("/a", "/b") == "/a/b")  // NSString keeps both slashes
+        #expect(PathString.parent("a") == "")
+        #expect(PathString.lastComponent("a") == "a")
+        #expect(PathString.lastComponent("") == "")
+        #expect(PathString.standardized("nonexistent/x/../../y") == "y")  // NSString leaves relative paths' ".." alone
+        #expect(PathString.standardized("../a/./b") == "../a/b")
+        for path in ["/nonexistent/a/../b", "/nonexistent/./c//d/", "/nonexistent/..", "certs/test/./x"] {
             #expect(PathString.standardized(path) == (path as NSString).standardizingPath, "standardized \(path)")
         }
     }
@@ -100,9 +107,14 @@ import Testing
         defer { signal(SIGPIPE, previous) }
         let pid = try ChildProcess.spawn(
             "/bin/sh",
-            arguments: ["-c", "test ! -e /proc/self/fd/\(fd) || exit 10; grep -q '^SigIgn:[[:space:]]*0*$' /proc/self/status || exit 11; exit 0"],
+            arguments: ["-c", """
+                test ! -e /proc/self/fd/\(fd) || exit 10
+                # Signals 1-31 at their defaults; glibc's posix_spawn leaves its internal 32 and 33 ignored.
+                case $(awk '/^SigIgn/ { print substr($2, 9) }' /proc/self/status) in 00000000|80000000) ;; *) exit 11 ;; esac
+                """],
             environment: ["PATH": "/usr/bin:/bin"])
-        #expect(await ChildProcess.wait(pid) == 0)
+        let status = await ChildProcess.wait(pid)
+        #expect(status == 0, "10: our descriptor leaked into the child; 11: the child inherited an ignored signal")
     }
 
     @Test func missingProgramIsAnError() {
