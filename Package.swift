@@ -51,11 +51,12 @@ let package = Package(
             name: "CLibNFC", path: "Sources/CLibNFC", pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev"])]),
 
-        // posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module leaves out (ChildProcess).
-        .target(name: "CSpawn", path: "Sources/CSpawn"),
+        // What Swift's Glibc module leaves out: posix_spawn_file_actions_addclosefrom_np (ChildProcess),
+        // mallopt and malloc_trim (Heap).
+        .target(name: "CLibcShims", path: "Sources/CLibcShims"),
         .target(
             name: "MRTDCore",
-            dependencies: ["CSpawn", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
+            dependencies: ["CLibcShims", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // A narrow PKCS #11 client (dlopen of the module an RFC 7512 URI names): EAC terminal keys in an HSM.
         .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(

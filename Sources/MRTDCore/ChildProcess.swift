@@ -1,4 +1,4 @@
-internal import CSpawn
+internal import CLibcShims
 import Glibc
 
 /// Starts and reaps helper programs (the JPEG 2000 decoder, xdg-open) with posix_spawn(3), in place of

@@ -4,6 +4,7 @@ public import MRTDReaders
 public import ServiceLifecycle
 public import UnixSignals
 import Synchronization
+import Glibc
 import MRTDCore
 import Hummingbird
 
@@ -83,7 +84,8 @@ public final class Daemon: Sendable {
 
     /// The services in start order; the group stops them in reverse (API first, readers last).
     public var services: [any Service] {
-        [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events)]
+        [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events),
+         MemoryTrimService(scheduler: scheduler)]
     }
 
     /// Reloads configuration and trust store, as SIGHUP does: the configuration is read again; the
@@ -234,3 +236,27 @@ struct HeartbeatService: Service, CustomStringConvertible {
         }
     }
 }
+
+/// Gives freed heap back to the system once the daemon is idle: every 10 s, when no job is running and
+/// jobs have finished or results been dropped since the last trim, `malloc_trim(0)` returns the free
+/// pages of glibc's arenas (a burst of reads, or results purged after their retention, leaves
+/// megabytes of them). Idle and unchanged, it does nothing.
+struct MemoryTrimService: Service, CustomStringConvertible {
+    var description: String { "MemoryTrim" }
+    let scheduler: ReadScheduler
+    var period: Duration = .seconds(10)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var trimmedAt = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                let stats = await scheduler.stats()
+                guard stats.activeJobs == 0, stats.changes != trimmedAt else { continue }
+                Heap.trim()
+                trimmedAt = stats.changes
+            }
+        }
+    }
+}
+

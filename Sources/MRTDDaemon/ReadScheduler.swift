@@ -63,6 +63,8 @@ public actor ReadScheduler {
     private var jobs: [String: Job] = [:]
     private var waiting: [String] = []
     private var finishedOrder: [String] = []
+    /// Jobs concluded plus jobs purged since start (`Stats.changes`).
+    private var changes = 0
     private var shuttingDown = false
     /// The one task that times jobs out: it sleeps until the earliest deadline of the jobs not
     /// finished (`deadlineTimerFiresAt`), expires the overdue ones, and sleeps again. One task for
@@ -139,13 +141,16 @@ public actor ReadScheduler {
         var busyReaders: Int
         var activeJobs: Int
         var retainedResults: Int
+        /// Jobs concluded since start, and results dropped (purged, deleted or pushed out): together
+        /// they say whether the heap may have changed since an earlier look.
+        var changes: Int
     }
 
     func stats() -> Stats {
         let active = jobs.values.filter { !$0.state.isFinished }.count
         return Stats(
             readers: slots.count, busyReaders: slots.values.filter { $0.busyJob != nil }.count,
-            activeJobs: active, retainedResults: jobs.count - active)
+            activeJobs: active, retainedResults: jobs.count - active, changes: changes)
     }
 
     // MARK: Jobs
@@ -411,6 +416,7 @@ public actor ReadScheduler {
         job.expiresDate = Date().addingTimeInterval(configuration.resultRetention.seconds)
         job.task = nil
         finishedOrder.append(job.id)
+        changes &+= 1
         if job.state == .done {
             events.publish(.make("read.finished", EventPayload.Finished(
                 id: job.id, reader: job.reader, status: job.result?.status.rawValue ?? "unverified",
@@ -486,6 +492,7 @@ public actor ReadScheduler {
     var deadlineTimerPending: Bool { deadlineTimer != nil }
 
     private func purge(_ job: Job) {
+        changes &+= 1
         jobs.removeValue(forKey: job.id)
         finishedOrder.removeAll { $0 == job.id }
         if job.face != nil { secureWipe(&job.face!) }

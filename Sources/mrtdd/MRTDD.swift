@@ -181,7 +181,7 @@ extension MRTDD {
     /// in read throughput.
     static func limitMallocArenas() {
         guard getenv("MALLOC_ARENA_MAX") == nil else { return }
-        _ = mallopt(M_ARENA_MAX, 2)
+        Heap.limitArenas(to: 2)
     }
 }
 

@@ -1,0 +1,95 @@
+import Foundation
+import MRTDClient
+import Testing
+
+/// Issue 14, "small footprint", on the release binaries `scripts/package` builds (`.build-release`,
+/// or `MRTD_RELEASE_BIN`): statically linked as shipped, they carry no ICU and no full Foundation
+/// (product code imports FoundationEssentials only; scripts/check-deps guards the sources), the
+/// stripped `mrtdd` and `mrtdctl` stay under 50 MB, and an idle `mrtdd --simulate` stays under the
+/// resident-memory bounds below. Without a release build the suite says so and checks nothing;
+/// scripts/test runs it again after scripts/package with MRTD_REQUIRE_RELEASE_BIN=1, where a missing
+/// binary fails.
+@Suite(.serialized) struct ReleaseFootprintTests {
+    /// Strings only a binary with Foundation's ICU layer has (checked against a static
+    /// `import Foundation` program: 19 and 7 occurrences after strip).
+    static let icuMarkers = ["FoundationInternationalization", "icudt"]
+    static let strippedLimit = 50_000_000
+    /// Idle VmRSS bound (issue 14 measured 36-38 MB before; see docs/performance.md for today's
+    /// figure and what the rest is), and the daemon's own memory.
+    static let idleRSSLimitKiB = 32 * 1024
+    static let idleRssAnonLimitKiB = 8 * 1024
+
+    static func release(_ binary: String) -> String? {
+        let directory = ProcessInfo.processInfo.environment["MRTD_RELEASE_BIN"]
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build-release/release").path
+        let path = directory + "/" + binary
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+        if ProcessInfo.processInfo.environment["MRTD_REQUIRE_RELEASE_BIN"] != nil {
+            Issue.record("no release \(binary) at \(path): run scripts/package first (MRTD_REQUIRE_RELEASE_BIN is set)")
+        } else {
+            print("SKIPPED: no release \(binary) at \(path) (scripts/package builds it; scripts/test checks its footprint after the package step)")
+        }
+        return nil
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test(arguments: ["mrtdd", "mrtdctl"])
+    func releaseBinaryHasNoICUAndStripsUnder50MB(binary: String) throws {
+        guard let path = Self.release(binary) else { return }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.count > 1_000_000, "\(path) is not a real build")
+        for marker in Self.icuMarkers {
+            #expect(data.range(of: Data(marker.utf8)) == nil, "release \(binary) contains \(marker): full Foundation (ICU) is linked")
+        }
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stripped = directory.appendingPathComponent(binary).path
+        // As scripts/package strips what it ships.
+        #expect(try Self.run("/usr/bin/strip", ["--strip-unneeded", "--remove-section=.comment", "-o", stripped, path]) == 0)
+        let size = try FileManager.default.attributesOfItem(atPath: stripped)[.size] as? Int ?? .max
+        print("footprint: release \(binary) \(data.count) bytes as linked, \(size) stripped")
+        #expect(size < Self.strippedLimit, "stripped release \(binary) is \(size) bytes")
+    }
+
+    /// `VmRSS` and `RssAnon` of `pid` in KiB.
+    static func memory(of pid: Int32) throws -> (rss: Int, anon: Int) {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        func field(_ name: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(name) }
+                .flatMap { $0.split(separator: " ").compactMap { Int($0) }.first } ?? .max
+        }
+        return (field("VmRSS:"), field("RssAnon:"))
+    }
+
+    @Test func idleReleaseDaemonStaysUnderItsMemoryBounds() async throws {
+        guard let path = Self.release("mrtdd") else { return }
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let config = directory.appendingPathComponent("mrtdd.conf")
+        try "log-level = notice\nsocket-group = \n".write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--config", config.path, "--simulate", "--socket", socket]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let client = DaemonClient(socketPath: socket)
+        try await DaemonProcessTests.waitForSocket(socket, client: client)
+        _ = try await client.readers()
+        try await Task.sleep(for: .seconds(1))
+        let memory = try Self.memory(of: process.processIdentifier)
+        print("footprint: idle release mrtdd --simulate VmRSS \(memory.rss) KiB, RssAnon \(memory.anon) KiB")
+        #expect(memory.rss < Self.idleRSSLimitKiB, "idle VmRSS \(memory.rss) KiB")
+        #expect(memory.anon < Self.idleRssAnonLimitKiB, "idle RssAnon \(memory.anon) KiB")
+    }
+}
