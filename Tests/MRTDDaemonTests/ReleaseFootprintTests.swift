@@ -60,6 +60,25 @@ import Testing
         #expect(size < Self.strippedLimit, "stripped release \(binary) is \(size) bytes")
     }
 
+    /// scripts/env.sh's release flags took effect: lld packed the relative relocations (DT_RELR)
+    /// instead of leaving ~1.7 MB of `.rela.dyn` for every start to apply.
+    @Test(arguments: ["mrtdd", "mrtdctl"])
+    func releaseBinaryPacksItsRelocations(binary: String) throws {
+        guard let path = Self.release(binary) else { return }
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        process.arguments = ["--dynamic", "--wide", path]
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("(RELR)"), "release \(binary) has no DT_RELR: built without MRTD_RELEASE_FLAGS?")
+        let relaSize = text.split(separator: "\n").first { $0.contains("(RELASZ)") }
+            .flatMap { $0.split(separator: " ").dropLast().last }.flatMap { Int($0) } ?? 0
+        #expect(relaSize < 256 * 1024, "release \(binary): \(relaSize) bytes of RELA relocations left")
+    }
+
     /// `VmRSS` and `RssAnon` of `pid` in KiB.
     static func memory(of pid: Int32) throws -> (rss: Int, anon: Int) {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
