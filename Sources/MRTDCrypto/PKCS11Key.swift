@@ -49,7 +49,7 @@ public struct PKCS11Key: Sendable, CustomStringConvertible {
             pin = value
         } else if let source = query["pin-source"] {
             let file = source.hasPrefix("file:") ? String(source.dropFirst(5)) : source
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            guard let text = try? FileContents.text(file, limit: 4096) else {
                 throw .unsupported("PKCS #11 pin-source cannot be read")
             }
             pin = text.trimming(while: \.isNewline)

@@ -27,9 +27,9 @@ struct Replay: AsyncParsableCommand {
     func run() async throws {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            data = Data(try FileContents.read(file))
         } catch {
-            throw ValidationError("cannot read \(file): \(errorReason(error))")
+            throw ValidationError("cannot read \(file): \(error.reason)")
         }
         let transcript: Transcript
         do {

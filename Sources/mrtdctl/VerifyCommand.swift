@@ -92,9 +92,10 @@ struct Verify: ParsableCommand {
     }
 
     private func read(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read \(path)")
+        do {
+            return try FileContents.read(path)
+        } catch {
+            throw ValidationError("cannot read \(path): \(error.reason)")
         }
-        return [UInt8](data)
     }
 }

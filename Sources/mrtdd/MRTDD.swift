@@ -86,8 +86,8 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     func makeConfiguration() throws -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         do {
-            if let data = try? Data(contentsOf: URL(fileURLWithPath: config)),
-               let text = String(data: data, encoding: .utf8) {
+            // read(2), not Data(contentsOf:): `--config /dev/null` and `--config <(...)` are files too.
+            if let text = try? FileContents.text(config, limit: 1 << 20) {
                 try configuration.apply(file: text, name: config)
             } else if config != DaemonConfiguration.defaultPath {
                 throw ConfigurationError.unreadable(config)

@@ -63,14 +63,37 @@ import Testing
         }
     }
 
-    @Test func fileErrorsReadAsTheirReason() {
-        #expect(throws: (any Error).self) { try Data(contentsOf: URL(fileURLWithPath: "/nonexistent/mrtdd-test")) }
-        do {
-            _ = try Data(contentsOf: URL(fileURLWithPath: "/nonexistent/mrtdd-test"))
-        } catch {
-            #expect(errorReason(error) == "No such file or directory")
+    @Test func fileContentsReadsRegularFilesDevicesAndPipes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-fc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.conf").path
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        #expect(try FileContents.read(file) == bytes)
+        // What FoundationEssentials' Data(contentsOf:) refuses with EACCES.
+        #expect(try FileContents.read("/dev/null") == [])
+        let fifo = directory.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let fd = open(fifo, O_WRONLY)
+            _ = "log-level = debug\n".withCString { write(fd, $0, 18) }
+            close(fd)
         }
-        #expect(errorReason(POSIXError(.EACCES)) == "Permission denied")
+        writer.start()
+        #expect(try FileContents.text(fifo) == "log-level = debug\n")
+
+        #expect(throws: FileContents.Failure(path: "/nonexistent/x", reason: "No such file or directory")) {
+            try FileContents.read("/nonexistent/x")
+        }
+        #expect(throws: FileContents.Failure(path: directory.path, reason: "Is a directory")) {
+            try FileContents.read(directory.path)
+        }
+        #expect(throws: FileContents.Failure(path: file, reason: "larger than 1000 bytes")) {
+            try FileContents.read(file, limit: 1000)
+        }
+        try Data([0xC3, 0x28]).write(to: URL(fileURLWithPath: file))
+        #expect(throws: FileContents.Failure(path: file, reason: "not UTF-8 text")) { try FileContents.text(file) }
     }
 
     @Test func asciiAlphanumerics() {

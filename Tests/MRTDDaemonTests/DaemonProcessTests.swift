@@ -89,6 +89,26 @@ import MRTDCore
         }
     }
 
+    /// `--config /dev/null` (an empty configuration, as the bench and scripts use) is a file like any
+    /// other: FoundationEssentials' `Data(contentsOf:)` refuses character devices and pipes, and the
+    /// daemon once stopped at start with "cannot read configuration file /dev/null".
+    @Test func theDaemonTakesItsConfigurationFromDevNull() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.executable("mrtdd"))
+        process.arguments = ["--config", "/dev/null", "--simulate", "--socket", socket]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let client = DaemonClient(socketPath: socket)
+        try await Self.waitForSocket(socket, client: client)
+        #expect(try await client.readers().map(\.name) == ["Virtual Reader 0"])
+        process.terminate()
+        #expect(try await Self.waitForExit(process) == 0)
+    }
+
     /// `mrtdd --simulate --sim-quirk NAME` (docs/field-quirks.md): every virtual chip shows the
     /// quirk, and the reads still end `valid`; an unknown name is refused at start.
     @Test func theSimulatingDaemonServesChipQuirksAndRefusesUnknownOnes() async throws {

@@ -1,0 +1,39 @@
+import Glibc
+
+/// Whole files by path with read(2): regular files, and also what FoundationEssentials' `Data(contentsOf:)`
+/// refuses with EACCES, character devices and pipes (`--config /dev/null`, `mrtdctl replay /dev/stdin`,
+/// `verify <(...)`, a PIN from a FIFO).
+package enum FileContents {
+    package struct Failure: Error, CustomStringConvertible, Equatable {
+        package var path: String
+        /// strerror(3)'s words, or why the size was refused.
+        package var reason: String
+        package var description: String { "\(path): \(reason)" }
+    }
+
+    /// The bytes of `path`; more than `limit` bytes is an error rather than an unbounded read.
+    package static func read(_ path: String, limit: Int = 256 << 20) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { return out }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, reason: String(cString: strerror(errno)))
+            }
+            guard out.count + n <= limit else { throw Failure(path: path, reason: "larger than \(limit) bytes") }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// The file as UTF-8 text; nil-free: invalid UTF-8 is an error.
+    package static func text(_ path: String, limit: Int = 256 << 20) throws(Failure) -> String {
+        let bytes = try read(path, limit: limit)
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw Failure(path: path, reason: "not UTF-8 text") }
+        return text
+    }
+}

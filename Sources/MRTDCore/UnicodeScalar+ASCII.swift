@@ -1,0 +1,7 @@
+extension Unicode.Scalar {
+    /// A–Z, a–z or 0–9: Foundation's `CharacterSet.alphanumerics` restricted to ASCII, without
+    /// Foundation (issue 14, footprint).
+    package var isASCIIAlphanumeric: Bool {
+        ("a"..."z").contains(self) || ("A"..."Z").contains(self) || ("0"..."9").contains(self)
+    }
+}
