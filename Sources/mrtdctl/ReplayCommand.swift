@@ -58,5 +58,5 @@ struct Replay: AsyncParsableCommand {
 }
 
 func printError(_ message: String) {
-    StandardError.write((message + "\n"))
+    StandardError.write(message + "\n")
 }
