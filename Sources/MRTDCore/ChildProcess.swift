@@ -18,9 +18,12 @@ package enum ChildProcess {
     package static func spawn(_ path: String, arguments: [String], environment: [String: String]) throws(Failure) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
-        guard posix_spawn_file_actions_init(&actions) == 0 else { throw Failure(step: "posix_spawn_file_actions_init", code: errno) }
+        // The posix_spawn functions return their error number (errno is not set).
+        let actionsMade = posix_spawn_file_actions_init(&actions)
+        guard actionsMade == 0 else { throw Failure(step: "posix_spawn_file_actions_init", code: actionsMade) }
         defer { posix_spawn_file_actions_destroy(&actions) }
-        guard posix_spawnattr_init(&attributes) == 0 else { throw Failure(step: "posix_spawnattr_init", code: errno) }
+        let attributesMade = posix_spawnattr_init(&attributes)
+        guard attributesMade == 0 else { throw Failure(step: "posix_spawnattr_init", code: attributesMade) }
         defer { posix_spawnattr_destroy(&attributes) }
         for fd: Int32 in 0...2 {
             let result = posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
@@ -64,7 +67,7 @@ package enum ChildProcess {
                 kill(pid, SIGKILL)
                 killed = true
             }
-            // Not cancellable: the child must be reaped (and killed at its deadline) whatever the caller does.
+            // Cancelling the caller kills the child but does not end the wait: the child is always reaped.
             try? await Task.sleep(for: pause)
             if Task.isCancelled && !killed {
                 kill(pid, SIGKILL)

@@ -30,7 +30,7 @@ package enum FileContents {
         }
     }
 
-    /// The file as UTF-8 text; nil-free: invalid UTF-8 is an error.
+    /// The file as UTF-8 text; bytes that are not UTF-8 are an error.
     package static func text(_ path: String, limit: Int = 256 << 20) throws(Failure) -> String {
         let bytes = try read(path, limit: limit)
         guard let text = String(validating: bytes, as: UTF8.self) else { throw Failure(path: path, reason: "not UTF-8 text") }

@@ -177,8 +177,8 @@ extension MRTDD {
     /// At most two glibc malloc arenas (unless MALLOC_ARENA_MAX says otherwise). glibc's default is
     /// eight per core, each opened when threads contend for the heap: the daemon's event-loop, pool
     /// and reader threads did, and each new arena was a step of about a megabyte of RssAnon that
-    /// never went back (docs/performance.md, issue 14). Two keep the step out at no measured cost
-    /// in read throughput.
+    /// never went back (docs/performance.md, issue 14). With two, the bench's store-full soak ran at
+    /// 407 reads/s against 410 with sixteen (within its run-to-run noise).
     static func limitMallocArenas() {
         guard getenv("MALLOC_ARENA_MAX") == nil else { return }
         Heap.limitArenas(to: 2)
