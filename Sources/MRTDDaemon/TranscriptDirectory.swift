@@ -69,12 +69,8 @@ public final class TranscriptDirectory: Sendable {
 
     /// `20261121T141600.123Z-<job id>.json`: sorts by start time; nothing read from the document.
     static func fileName(job: String, started: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: started)
-        let stamp = (c.year ?? 0).zeroPadded(width: 4) + (c.month ?? 0).zeroPadded(width: 2) + (c.day ?? 0).zeroPadded(width: 2)
-            + "T" + (c.hour ?? 0).zeroPadded(width: 2) + (c.minute ?? 0).zeroPadded(width: 2) + (c.second ?? 0).zeroPadded(width: 2)
-            + "." + ((c.nanosecond ?? 0) / 1_000_000).zeroPadded(width: 3) + "Z"
+        // ISOTime's `2026-11-21T14:16:00.123Z` without its separators.
+        let stamp = ISOTime.string(started, fractional: true).filter { $0 != "-" && $0 != ":" }
         let safe = job.unicodeScalars.filter { $0.isASCIIAlphanumeric || $0 == "-" }
         return "\(stamp)-\(String(String.UnicodeScalarView(safe.prefix(64)))).json"
     }
