@@ -19,11 +19,7 @@ import MRTDTesting
 
     /// Resident set size (`VmRSS`, /proc/PID/status) of this process or of `pid`, in bytes.
     static func residentBytes(of pid: Int32? = nil) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid.map(String.init) ?? "self")/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kB = line.split(separator: " ").compactMap({ Int($0) }).first
-        else { return 0 }
-        return kB * 1024
+        (ProcStatus.kiB("VmRSS", of: pid) ?? 0) * 1024
     }
 
     /// Open file descriptors of this process or of `pid`.

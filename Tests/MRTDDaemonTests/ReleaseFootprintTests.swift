@@ -81,12 +81,10 @@ import Testing
 
     /// `VmRSS` and `RssAnon` of `pid` in KiB.
     static func memory(of pid: Int32) throws -> (rss: Int, anon: Int) {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        func field(_ name: String) -> Int {
-            status.split(separator: "\n").first { $0.hasPrefix(name) }
-                .flatMap { $0.split(separator: " ").compactMap { Int($0) }.first } ?? .max
+        guard let rss = ProcStatus.kiB("VmRSS", of: pid), let anon = ProcStatus.kiB("RssAnon", of: pid) else {
+            throw TestFailure("cannot read VmRSS and RssAnon of \(pid) from /proc")
         }
-        return (field("VmRSS:"), field("RssAnon:"))
+        return (rss, anon)
     }
 
     @Test func idleReleaseDaemonStaysUnderItsMemoryBounds() async throws {

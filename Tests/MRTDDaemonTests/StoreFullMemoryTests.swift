@@ -23,11 +23,7 @@ import HTTPTypes
     /// `RssAnon` of `pid` (/proc/PID/status), in bytes: the daemon's own memory, without the
     /// mapped, shared code of the binary and its libraries.
     static func rssAnon(of pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
-              let kB = line.split(separator: " ").compactMap({ Int($0) }).first
-        else { return nil }
-        return kB * 1024
+        ProcStatus.kiB("RssAnon", of: pid).map { $0 * 1024 }
     }
 
     @Test func withTheResultStoreFullTheDaemonProcessesOwnMemoryDoesNotGrowWithReads() async throws {
