@@ -9,6 +9,10 @@ int cmalloc_limit_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
 
+int cmalloc_fix_thresholds(int mmap, int trim) {
+    return mallopt(M_MMAP_THRESHOLD, mmap) == 1 && mallopt(M_TRIM_THRESHOLD, trim) == 1;
+}
+
 int cmalloc_trim(void) {
     return malloc_trim(0);
 }

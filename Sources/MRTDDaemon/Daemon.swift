@@ -117,7 +117,13 @@ public final class Daemon: Sendable {
         // Loading verifies every master list signature (about half a second): on a thread of its
         // own, not on the cooperative pool that serves the API and the reads.
         return await withCheckedContinuation { continuation in
-            BlockingThread.detach(name: "mrtdd-trust") { continuation.resume(returning: trust.reload(configuration: fresh)) }
+            BlockingThread.detach(name: "mrtdd-trust") {
+                let status = trust.reload(configuration: fresh)
+                // The load's temporaries (several MiB for the shipped master lists) go back now,
+                // not at the next idle trim.
+                Heap.trim()
+                continuation.resume(returning: status)
+            }
         }
     }
 
@@ -240,7 +246,8 @@ struct HeartbeatService: Service, CustomStringConvertible {
 /// Gives freed heap back to the system once the daemon is idle: every 10 s, when no job is running and
 /// jobs have finished or results been dropped since the last trim, `malloc_trim(0)` returns the free
 /// pages of glibc's arenas (a burst of reads, or results purged after their retention, leaves
-/// megabytes of them). Idle and unchanged, it does nothing.
+/// megabytes of them). The first tick trims once whatever the counts say; after that, idle and
+/// unchanged, it does nothing.
 struct MemoryTrimService: Service, CustomStringConvertible {
     var description: String { "MemoryTrim" }
     let scheduler: ReadScheduler
@@ -248,7 +255,8 @@ struct MemoryTrimService: Service, CustomStringConvertible {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var trimmedAt = 0
+            // -1: the first idle tick trims, giving back what start-up (the trust store) freed.
+            var trimmedAt = -1
             while !Task.isCancelled {
                 try? await Task.sleep(for: period)
                 let stats = await scheduler.stats()

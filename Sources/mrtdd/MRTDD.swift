@@ -116,7 +116,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         let configuration = try makeConfiguration()
 
         Self.raiseDescriptorLimit()
-        Self.limitMallocArenas()
+        Self.configureMalloc()
 
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
@@ -133,6 +133,8 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
             engine = StandardReadEngine(trust: TrustManager(configuration: configuration, logger: logger))
+            // Loading the trust store freed several MiB of parse temporaries: back to the system now.
+            Heap.trim()
         }
         if let directory = configuration.terminalDirectory {
             do {
@@ -174,14 +176,20 @@ extension MRTDD {
 }
 
 extension MRTDD {
-    /// At most two glibc malloc arenas (unless MALLOC_ARENA_MAX says otherwise). glibc's default is
+    /// At most two glibc malloc arenas (unless MALLOC_ARENA_MAX says otherwise), and fixed mmap
+    /// and trim thresholds (unless the environment sets them). glibc's default is
     /// eight per core, each opened when threads contend for the heap: the daemon's event-loop, pool
     /// and reader threads did, and each new arena was a step of about a megabyte of RssAnon that
     /// never went back (docs/performance.md, issue 14). With two, the bench's store-full soak ran at
     /// 407 reads/s against 410 with sixteen (within its run-to-run noise).
-    static func limitMallocArenas() {
-        guard getenv("MALLOC_ARENA_MAX") == nil else { return }
-        Heap.limitArenas(to: 2)
+    static func configureMalloc() {
+        if getenv("MALLOC_ARENA_MAX") == nil { Heap.limitArenas(to: 2) }
+        // glibc's own starting values, kept fixed (Heap.fixThresholds): without this the idle
+        // daemon kept 12.5 MiB of heap after loading the shipped master lists.
+        if getenv("MALLOC_MMAP_THRESHOLD_") == nil, getenv("MALLOC_TRIM_THRESHOLD_") == nil,
+           !(getenv("GLIBC_TUNABLES").map { String(cString: $0).contains("threshold") } ?? false) {
+            Heap.fixThresholds(mmap: 128 * 1024, trim: 128 * 1024)
+        }
     }
 }
 
