@@ -70,6 +70,9 @@ enum Targets {
         if let idle = report["idleRssMB"] as? Double {
             targets["idleRssMB"] = ["limit": idleRssMB, "met": idle < idleRssMB] as [String: Any]
         }
+        if let idle = report["idleRssShippedTrustMB"] as? Double {
+            targets["idleRssShippedTrustMB"] = ["limit": idleRssMB, "met": idle < idleRssMB] as [String: Any]
+        }
         if let sizes = report["binarySizes"] as? [String: Any], let mrtdd = sizes["mrtdd"] as? [String: Any],
            let stripped = mrtdd["strippedMB"] as? Double {
             targets["strippedBinaryMB"] = ["limit": strippedBinaryMB, "met": stripped < strippedBinaryMB] as [String: Any]

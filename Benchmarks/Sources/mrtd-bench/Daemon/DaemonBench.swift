@@ -39,6 +39,25 @@ enum DaemonBench {
         "--set", "max-event-streams=128", "--set", "max-results=1000",
     ]
 
+    /// The repository's certs/masterlists: mrtd-bench runs from Benchmarks/.build/<triple>/release.
+    static var shippedMasterLists: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("certs/masterlists").path
+    }
+
+    /// A second daemon as a kiosk runs it (PC/SC, the shipped master lists trusted), idle one second
+    /// after one `GET /v1/readers`: whether pcscd runs changes nothing here but a log line.
+    static func idleWithShippedTrust(_ options: Options) throws -> ProcessMemory {
+        let daemon = try DaemonProcess(executable: options.executable, arguments: [
+            "--backends", "pcsc", "--config", "/dev/null", "--set", "default-trust-path=\(shippedMasterLists)",
+        ])
+        defer { daemon.stop() }
+        let readers = try HTTPLoad.run(socket: daemon.socket, requests: [httpRequest("GET", "/v1/readers")], clients: 1, count: 1, keepAlive: false)
+        guard readers.statuses[200] == 1 else { throw DaemonBenchError("GET /v1/readers answered \(readers.statuses)") }
+        usleep(1_000_000)
+        return try ProcessMemory(pid: daemon.pid)
+    }
+
     static let passportRead = Array(#"{"reader":"Virtual Reader 0","access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740812","dateOfExpiry":"120415"}}}"#.utf8)
     static let idCardRead = Array(#"{"reader":"Virtual Reader 1","access":{"can":"123456"}}"#.utf8)
 
@@ -84,6 +103,13 @@ enum DaemonBench {
             "readsPerSecond": memory.readsPerSecond, "readLatencyP50Ms": memory.readLatencyP50Ms,
             "resultsRetained": retained ?? -1, "maxResults": 1000,
             "note": "VmRSS = RssAnon (the daemon's own: heap, stacks, relocated library data) + RssFile (mapped library code, shared with other Swift processes) + RssShmem, MiB",
+        ] as [String: Any]
+        let trusting = try Section.timed("idle daemon with the shipped master lists") { try idleWithShippedTrust(options) }
+        report["idleRssShippedTrustMB"] = ProcessMemory.mib(trusting.vmRSS)
+        report["idleRssAnonShippedTrustMB"] = ProcessMemory.mib(trusting.rssAnon)
+        report["idleShippedTrust"] = [
+            "memory": trusting.json,
+            "daemon": "mrtdd --backends pcsc --set default-trust-path=certs/masterlists (the DE and NL lists, about 630 CSCAs): what a kiosk runs",
         ] as [String: Any]
         let directory = URL(fileURLWithPath: options.executable).deletingLastPathComponent().path
         let sizes = BinarySizes.measure(directory: directory, names: ["mrtdd", "mrtdctl"])
