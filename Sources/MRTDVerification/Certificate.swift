@@ -20,8 +20,13 @@ import SwiftASN1
 public struct Certificate: Sendable, Hashable, BERReadable {
     /// The certificate as encoded.
     public let derBytes: [UInt8]
+    /// Where the `tbsCertificate` and the SubjectPublicKeyInfo lie in `derBytes`: kept as ranges,
+    /// not copies, because a trust store holds hundreds of certificates (the shipped master lists
+    /// about 630; the copies were 1 MB of the idle daemon's heap, issue 14).
+    private let tbsRange: Range<Int>
+    private let publicKeyInfoRange: Range<Int>
     /// The `tbsCertificate` as encoded: what the issuer signed.
-    let tbsBytes: [UInt8]
+    var tbsBytes: ArraySlice<UInt8> { derBytes[tbsRange] }
     /// `signatureAlgorithm` of the outer certificate.
     let signatureAlgorithm: AlgorithmIdentifier
     /// `signature` inside the TBSCertificate (RFC 5280 §4.1.1.2: must equal ``signatureAlgorithm``).
@@ -37,7 +42,7 @@ public struct Certificate: Sendable, Hashable, BERReadable {
     /// A validity time in GeneralizedTime before 2050 (RFC 5280 §4.1.2.5 forbids it).
     public let hasNonConformingTime: Bool
     /// The DER SubjectPublicKeyInfo.
-    let subjectPublicKeyInfo: [UInt8]
+    var subjectPublicKeyInfo: ArraySlice<UInt8> { derBytes[publicKeyInfoRange] }
     /// The subjectKeyIdentifier extension, if present.
     public let subjectKeyIdentifier: [UInt8]?
     /// The keyIdentifier of the authorityKeyIdentifier extension, if present.
@@ -65,8 +70,19 @@ public struct Certificate: Sendable, Hashable, BERReadable {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
         let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
-        (tbsBytes, signatureAlgorithm, signatureValue) = envelope.parts
+        signatureAlgorithm = envelope.signatureAlgorithm
+        signatureValue = envelope.signatureValue
         let tbs = try TBSCertificate(berEncoded: envelope.toBeSigned)
+        // Nodes are slices of the parsed buffer: their indices, less the certificate's first, are
+        // offsets into derBytes.
+        let base = rootNode.encodedBytes.startIndex
+        tbsRange = (envelope.toBeSigned.encodedBytes.startIndex - base)..<(envelope.toBeSigned.encodedBytes.endIndex - base)
+        publicKeyInfoRange = (tbs.subjectPublicKeyInfo.startIndex - base)..<(tbs.subjectPublicKeyInfo.endIndex - base)
+        let whole = 0..<derBytes.count
+        guard whole.contains(tbsRange.lowerBound), tbsRange.upperBound <= whole.upperBound,
+              whole.contains(publicKeyInfoRange.lowerBound), publicKeyInfoRange.upperBound <= whole.upperBound else {
+            throw ASN1Error.invalidASN1Object(reason: "certificate parts outside the certificate's bytes")
+        }
         serialNumber = tbs.serialNumber
         innerSignatureAlgorithm = tbs.signature
         issuer = tbs.issuer
@@ -74,7 +90,6 @@ public struct Certificate: Sendable, Hashable, BERReadable {
         notAfter = tbs.validity.notAfter
         hasNonConformingTime = tbs.validity.hasNonConformingTime
         subject = tbs.subject
-        subjectPublicKeyInfo = tbs.subjectPublicKeyInfo
         subjectKeyIdentifier = tbs.extensions.subjectKeyIdentifier
         authorityKeyIdentifier = tbs.extensions.authorityKeyIdentifier
         keyUsage = tbs.extensions.keyUsage
@@ -96,7 +111,7 @@ public struct Certificate: Sendable, Hashable, BERReadable {
 
     /// The public key, decoded by OpenSSL (explicit EC parameters included).
     public func publicKey() throws -> PublicKey {
-        try PublicKey(subjectPublicKeyInfo: subjectPublicKeyInfo)
+        try PublicKey(subjectPublicKeyInfo: Array(subjectPublicKeyInfo))
     }
 
     /// Whether `issuerKey` signed this certificate, with the scheme its `signatureAlgorithm` names.
@@ -157,8 +172,9 @@ struct TBSCertificate: BERReadable {
     var issuer: DistinguishedName
     var validity: Validity
     var subject: DistinguishedName
-    /// The DER SubjectPublicKeyInfo (decoded by OpenSSL when a signature is checked).
-    var subjectPublicKeyInfo: [UInt8]
+    /// The DER SubjectPublicKeyInfo as encoded, a slice of the parsed buffer (decoded by OpenSSL
+    /// when a signature is checked).
+    var subjectPublicKeyInfo: ArraySlice<UInt8>
     var extensions: CertificateExtensions
 }
 
@@ -181,7 +197,7 @@ extension TBSCertificate {
             }
             return TBSCertificate(
                 serialNumber: Array(serial), signature: signature, issuer: issuer, validity: validity,
-                subject: subject, subjectPublicKeyInfo: key.bytes, extensions: extensions)
+                subject: subject, subjectPublicKeyInfo: key.encodedBytes, extensions: extensions)
         }
     }
 }

@@ -79,7 +79,7 @@ import Testing
         for _ in 0..<7 {
             baseline = min(baseline, try Self.median(1) {
                 for _ in 0..<iterations {
-                    let dscKey = try PublicKey(subjectPublicKeyInfo: dsc.subjectPublicKeyInfo)
+                    let dscKey = try PublicKey(subjectPublicKeyInfo: Array(dsc.subjectPublicKeyInfo))
                     guard try dscKey.verify(signature: signer.signature, message: attributes, scheme: scheme),
                           try cscaKey.verify(signature: dsc.signatureValue, message: dsc.tbsBytes, scheme: dscScheme)
                     else { Issue.record("baseline verification failed"); return }
