@@ -11,8 +11,12 @@ fi
 # each function in a section of its own (-function-sections) so that lld can move it; the toolchain's
 # own static libraries (the Swift runtime, FoundationEssentials) come unsplit and stay as they are.
 # Together 5 MB less idle RSS (docs/performance.md).
+# The binaries export no symbols (scripts/link/local-symbols.map): the toolchain's static link
+# passes -export-dynamic, which put 29,000 names in .dynsym that every library lookup at start
+# searched (2 MB of idle RSS); nothing looks them up (no plugin links against mrtdd).
 MRTD_RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
     -Xswiftc -Xfrontend -Xswiftc -function-sections)
+MRTD_RELEASE_FLAGS+=(-Xlinker "--version-script=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link/local-symbols.map")
 MRTD_LINK_ORDER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link/mrtdd.order"
 if [ -f "$MRTD_LINK_ORDER" ]; then
     MRTD_RELEASE_FLAGS+=(-Xlinker "--symbol-ordering-file=$MRTD_LINK_ORDER" -Xlinker --no-warn-symbol-ordering)
