@@ -21,3 +21,20 @@ MRTD_LINK_ORDER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link/mrtdd.order"
 if [ -f "$MRTD_LINK_ORDER" ]; then
     MRTD_RELEASE_FLAGS+=(-Xlinker "--symbol-ordering-file=$MRTD_LINK_ORDER" -Xlinker --no-warn-symbol-ordering)
 fi
+# SwiftPM neither recompiles when only an -Xfrontend flag changes (seen with -function-sections) nor
+# relinks when only the order file changes. mrtd_release_scratch DIR empties a release build
+# directory built with other flags, and drops its linked executables when the order file is newer.
+mrtd_release_scratch() {
+    local dir=$1 want="${MRTD_RELEASE_FLAGS[*]}"
+    local stamp="$dir/.mrtd-release-flags"
+    if [ -d "$dir" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        echo "release flags differ from those $dir was built with: building it from scratch" >&2
+        rm -rf "$dir"
+    fi
+    mkdir -p "$dir"
+    printf '%s' "$want" > "$stamp"
+    local exe
+    for exe in "$dir"/*/release/mrtdd "$dir"/*/release/mrtdctl "$dir"/*/release/mrtd-bench; do
+        if [ -f "$exe" ] && [ -f "$MRTD_LINK_ORDER" ] && [ "$MRTD_LINK_ORDER" -nt "$exe" ]; then rm -f "$exe"; fi
+    done
+}
