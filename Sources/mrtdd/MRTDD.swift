@@ -176,16 +176,19 @@ extension MRTDD {
 }
 
 extension MRTDD {
-    /// At most two glibc malloc arenas (unless MALLOC_ARENA_MAX says otherwise), and fixed mmap
-    /// and trim thresholds (unless the environment sets them). glibc's default is
-    /// eight per core, each opened when threads contend for the heap: the daemon's event-loop, pool
-    /// and reader threads did, and each new arena was a step of about a megabyte of RssAnon that
-    /// never went back (docs/performance.md, issue 14). With two, the bench's store-full soak ran at
-    /// 407 reads/s against 410 with sixteen (within its run-to-run noise).
+    /// glibc's allocator as the daemon wants it (docs/performance.md, issue 14); the environment's
+    /// own settings win.
+    ///
+    /// - At most two malloc arenas (unless MALLOC_ARENA_MAX is set). glibc's default is eight per
+    ///   core, each opened when threads contend for the heap: the daemon's event-loop, pool and
+    ///   reader threads did, and each new arena was a step of about a megabyte of RssAnon that never
+    ///   went back. With two, the bench's store-full soak ran at 407 reads/s against 410 with sixteen
+    ///   (within its run-to-run noise).
+    /// - mmap and trim thresholds fixed at glibc's starting 128 KiB (unless MALLOC_MMAP_THRESHOLD_,
+    ///   MALLOC_TRIM_THRESHOLD_ or a GLIBC_TUNABLES threshold is set; Heap.fixThresholds): without
+    ///   this the idle daemon kept 12.5 MiB of heap after loading the shipped master lists.
     static func configureMalloc() {
         if getenv("MALLOC_ARENA_MAX") == nil { Heap.limitArenas(to: 2) }
-        // glibc's own starting values, kept fixed (Heap.fixThresholds): without this the idle
-        // daemon kept 12.5 MiB of heap after loading the shipped master lists.
         if getenv("MALLOC_MMAP_THRESHOLD_") == nil, getenv("MALLOC_TRIM_THRESHOLD_") == nil,
            !(getenv("GLIBC_TUNABLES").map { String(cString: $0).contains("threshold") } ?? false) {
             Heap.fixThresholds(mmap: 128 * 1024, trim: 128 * 1024)
