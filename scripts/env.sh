@@ -10,7 +10,7 @@ fi
 # the code an idle daemon has run first, packed, then the code of a read. The Swift compiler puts
 # each function in a section of its own (-function-sections) so that lld can move it; the toolchain's
 # own static libraries (the Swift runtime, FoundationEssentials) come unsplit and stay as they are.
-# Together 5 MB less idle RSS (docs/performance.md).
+# Together 5-6 MB less idle RSS (docs/performance.md).
 # The binaries export no symbols (scripts/link/local-symbols.map): the toolchain's static link
 # passes -export-dynamic, which put 29,000 names in .dynsym that every library lookup at start
 # searched (2 MB of idle RSS); nothing looks them up (no plugin links against mrtdd).
