@@ -5,8 +5,9 @@ import Testing
 /// Issue 14, "small footprint", on the release binaries `scripts/package` builds (`.build-release`,
 /// or `MRTD_RELEASE_BIN`): statically linked as shipped, they carry no ICU and no full Foundation
 /// (product code imports FoundationEssentials only; scripts/check-deps guards the sources), the
-/// stripped `mrtdd` and `mrtdctl` stay under 50 MB, and an idle `mrtdd` (`--simulate`, and with the
-/// shipped master lists) stays under the resident-memory bounds below. Without a release build the suite says so and checks nothing;
+/// stripped `mrtdd` and `mrtdctl` stay under 50 MB, they export no symbols, `.text` follows the link
+/// order, and an idle `mrtdd` (`--simulate`, and with the shipped master lists) stays under the
+/// resident-memory bounds below. Without a release build the suite says so and checks nothing;
 /// scripts/test runs it again after scripts/package with MRTD_REQUIRE_RELEASE_BIN=1, where a missing
 /// binary fails.
 @Suite(.serialized) struct ReleaseFootprintTests {
