@@ -16,8 +16,9 @@ fi
 # searched (2 MB of idle RSS); nothing looks them up (no plugin links against mrtdd).
 MRTD_RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
     -Xswiftc -Xfrontend -Xswiftc -function-sections)
-MRTD_RELEASE_FLAGS+=(-Xlinker "--version-script=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link/local-symbols.map")
-MRTD_LINK_ORDER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link/mrtdd.order"
+MRTD_LINK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link"
+MRTD_RELEASE_FLAGS+=(-Xlinker "--version-script=$MRTD_LINK_DIR/local-symbols.map")
+MRTD_LINK_ORDER="$MRTD_LINK_DIR/mrtdd.order"
 if [ -f "$MRTD_LINK_ORDER" ]; then
     MRTD_RELEASE_FLAGS+=(-Xlinker "--symbol-ordering-file=$MRTD_LINK_ORDER" -Xlinker --no-warn-symbol-ordering)
 fi

@@ -21,10 +21,13 @@ import Testing
     static let idleRSSLimitKiB = 27 * 1024
     static let idleRssAnonLimitKiB = 8 * 1024
 
+    /// The repository this file is in.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     static func release(_ binary: String) -> String? {
         let directory = ProcessInfo.processInfo.environment["MRTD_RELEASE_BIN"]
-            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build-release/release").path
+            ?? repository.appendingPathComponent(".build-release/release").path
         let path = directory + "/" + binary
         if FileManager.default.isExecutableFile(atPath: path) { return path }
         if ProcessInfo.processInfo.environment["MRTD_REQUIRE_RELEASE_BIN"] != nil {
@@ -108,8 +111,7 @@ import Testing
     /// instead of spread over all of it.
     @Test func releaseTextFollowsTheLinkOrder() throws {
         guard let path = Self.release("mrtdd") else { return }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let order = try String(contentsOf: repository.appendingPathComponent("scripts/link/mrtdd.order"), encoding: .utf8)
+        let order = try String(contentsOf: Self.repository.appendingPathComponent("scripts/link/mrtdd.order"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
         var addresses: [String: UInt64] = [:]
         for line in try Self.output(of: "/usr/bin/nm", ["--defined-only", path]).split(separator: "\n") {
@@ -151,11 +153,11 @@ import Testing
         var testDescription: String { rawValue }
         var rssAnonLimitKiB: Int { ReleaseFootprintTests.idleRssAnonLimitKiB }
         var rssLimitKiB: Int { self == .simulate ? ReleaseFootprintTests.idleRSSLimitKiB : 29 * 1024 }
-        func arguments(repository: URL) -> [String] {
+        var arguments: [String] {
             switch self {
             case .simulate: ["--simulate"]
             case .shippedTrust:
-                ["--backends", "pcsc", "--set", "default-trust-path=" + repository.appendingPathComponent("certs/masterlists").path]
+                ["--backends", "pcsc", "--set", "default-trust-path=" + ReleaseFootprintTests.repository.appendingPathComponent("certs/masterlists").path]
             }
         }
     }
@@ -168,10 +170,9 @@ import Testing
         let socket = directory.appendingPathComponent("mrtdd.sock").path
         let config = directory.appendingPathComponent("mrtdd.conf")
         try "log-level = notice\nsocket-group = \n".write(to: config, atomically: true, encoding: .utf8)
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--config", config.path, "--socket", socket] + configuration.arguments(repository: repository)
+        process.arguments = ["--config", config.path, "--socket", socket] + configuration.arguments
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
