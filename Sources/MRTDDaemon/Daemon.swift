@@ -85,7 +85,7 @@ public final class Daemon: Sendable {
     /// The services in start order; the group stops them in reverse (API first, readers last).
     public var services: [any Service] {
         [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events),
-         MemoryTrimService(scheduler: scheduler)]
+         MemoryTrimService(scheduler: scheduler, releaseCodePages: configuration.releaseCodePages, logger: logger)]
     }
 
     /// Reloads configuration and trust store, as SIGHUP does: the configuration is read again; the
@@ -122,6 +122,8 @@ public final class Daemon: Sendable {
                 // The load's temporaries (several MiB for the shipped master lists) go back now,
                 // not at the next idle trim.
                 Heap.trim()
+                // The code that verified the lists is not needed until the next reload.
+                if self.configuration.releaseCodePages { MemoryTrimService.releaseCodePages("reload", logger: self.logger) }
                 continuation.resume(returning: status)
             }
         }
@@ -243,17 +245,25 @@ struct HeartbeatService: Service, CustomStringConvertible {
     }
 }
 
-/// Gives freed heap back to the system once the daemon is idle: every 10 s, when no job is running and
+/// Gives memory back to the system once the daemon is idle: every 10 s, when no job is running and
 /// jobs have finished or results been dropped since the last trim, `malloc_trim(0)` returns the free
 /// pages of glibc's arenas (a burst of reads, or results purged after their retention, leaves
-/// megabytes of them). The first tick trims once whatever the counts say; after that, idle and
-/// unchanged, it does nothing.
+/// megabytes of them) and, with `release-code-pages` (the default), the daemon drops its mappings of
+/// read-only code and data (``ReadOnlyMappings``): the next read maps what it runs again from the
+/// page cache, about 160 minor faults. The first tick trims once whatever the counts say; after
+/// that, idle and unchanged, it does nothing.
+///
+/// When the service starts, start-up is over (the trust store was loaded before the services
+/// started): the code that parsed the arguments and verified the master lists is released at once.
 struct MemoryTrimService: Service, CustomStringConvertible {
     var description: String { "MemoryTrim" }
     let scheduler: ReadScheduler
+    var releaseCodePages = true
+    var logger: Logger?
     var period: Duration = .seconds(10)
 
     func run() async throws {
+        release("start-up")
         await cancelWhenGracefulShutdown {
             // -1: the first idle tick trims, giving back what start-up (the trust store) freed.
             var trimmedAt = -1
@@ -262,8 +272,27 @@ struct MemoryTrimService: Service, CustomStringConvertible {
                 let stats = await scheduler.stats()
                 guard stats.activeJobs == 0, stats.changes != trimmedAt else { continue }
                 Heap.trim()
+                release("idle")
                 trimmedAt = stats.changes
             }
+        }
+    }
+
+    func release(_ moment: String) {
+        guard releaseCodePages else { return }
+        Self.releaseCodePages(moment, logger: logger)
+    }
+
+    /// Drops the read-only mappings (ReadOnlyMappings) and says what happened at debug level (a
+    /// failure as a warning).
+    static func releaseCodePages(_ moment: String, logger: Logger?) {
+        switch ReadOnlyMappings.release() {
+        case .released(let bytes):
+            logger?.debug("released the mappings of read-only code and data", metadata: ["moment": "\(moment)", "bytes": "\(bytes)"])
+        case .skippedTraced:
+            logger?.debug("a tracer is attached: read-only mappings kept", metadata: ["moment": "\(moment)"])
+        case .failed(let reason):
+            logger?.warning("releasing read-only mappings failed", metadata: ["moment": "\(moment)", "error": "\(reason)"])
         }
     }
 }

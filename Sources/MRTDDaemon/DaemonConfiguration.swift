@@ -55,6 +55,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// EAC terminal credentials (`NAME.cvcert` with `NAME.pkcs8` / `NAME.pkcs11`, docs/authentication.md):
     /// with them, reads asking for DG3 / DG4 run Terminal Authentication. Unset: those groups stay skipped.
     public var terminalDirectory: String?
+    /// Whether the daemon drops its mappings of read-only code and data once start-up is over, after
+    /// a reload and when idle after reads (`release-code-pages`; ReadOnlyMappings, docs/performance.md).
+    public var releaseCodePages = true
 
     public init() {}
 
@@ -96,12 +99,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let mode = UInt16(value, radix: 8), mode <= 0o777 else { throw .invalidValue(key, value) }
             socketMode = mode
         case "trust-store": trustStorePaths = Self.list(value)
-        case "default-trust":
-            switch value.lowercased() {
-            case "yes", "true", "on", "1": defaultTrust = true
-            case "no", "false", "off", "0": defaultTrust = false
-            default: throw .invalidValue(key, value)
-            }
+        case "default-trust": defaultTrust = try Self.boolean(key, value)
+        case "release-code-pages": releaseCodePages = try Self.boolean(key, value)
         case "default-trust-path": defaultTrustPath = value.isEmpty ? nil : value
         case "access-policy":
             guard let policy = AccessPolicy(rawValue: value) else { throw .invalidValue(key, value) }
@@ -154,6 +153,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
             paths.append(path)
         }
         return paths
+    }
+
+    static func boolean(_ key: String, _ value: String) throws(ConfigurationError) -> Bool {
+        switch value.lowercased() {
+        case "yes", "true", "on", "1": true
+        case "no", "false", "off", "0": false
+        default: throw .invalidValue(key, value)
+        }
     }
 
     static func list(_ value: String) -> [String] {

@@ -47,9 +47,12 @@ enum DaemonBench {
 
     /// A second daemon as a kiosk runs it (PC/SC, the shipped master lists trusted), idle one second
     /// after one `GET /v1/readers`: whether pcscd runs changes nothing here but a log line.
-    static func idleWithShippedTrust(_ options: Options) throws -> ProcessMemory {
+    /// `releaseCodePages`: false runs it with `release-code-pages = no`, to show what releasing the
+    /// read-only mappings at the end of start-up is worth.
+    static func idleWithShippedTrust(_ options: Options, releaseCodePages: Bool = true) throws -> ProcessMemory {
         let daemon = try DaemonProcess(executable: options.executable, arguments: [
             "--backends", "pcsc", "--config", "/dev/null", "--set", "default-trust-path=\(shippedMasterLists)",
+            "--set", "release-code-pages=\(releaseCodePages ? "yes" : "no")",
         ])
         defer { daemon.stop() }
         let readers = try HTTPLoad.run(socket: daemon.socket, requests: [httpRequest("GET", "/v1/readers")], clients: 1, count: 1, keepAlive: false)
@@ -107,8 +110,13 @@ enum DaemonBench {
         let trusting = try Section.timed("idle daemon with the shipped master lists") { try idleWithShippedTrust(options) }
         report["idleRssShippedTrustMB"] = ProcessMemory.mib(trusting.vmRSS)
         report["idleRssAnonShippedTrustMB"] = ProcessMemory.mib(trusting.rssAnon)
+        let keeping = try Section.timed("idle daemon with the shipped master lists, release-code-pages = no") {
+            try idleWithShippedTrust(options, releaseCodePages: false)
+        }
+        report["idleRssShippedTrustNoReleaseMB"] = ProcessMemory.mib(keeping.vmRSS)
         report["idleShippedTrust"] = [
             "memory": trusting.json,
+            "memoryWithoutRelease": keeping.json,
             "daemon": "mrtdd --backends pcsc --set default-trust-path=certs/masterlists (the DE and NL lists, about 630 CSCAs): what a kiosk runs",
         ] as [String: Any]
         let directory = URL(fileURLWithPath: options.executable).deletingLastPathComponent().path
