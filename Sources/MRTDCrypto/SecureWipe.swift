@@ -10,3 +10,9 @@ public func secureWipe(_ bytes: inout [UInt8]) {
         OPENSSL_cleanse(base, buffer.count)
     }
 }
+
+/// Overwrites the memory of `buffer` with zeros through `OPENSSL_cleanse`.
+public func secureWipe(_ buffer: UnsafeMutableRawBufferPointer) {
+    guard let base = buffer.baseAddress else { return }
+    OPENSSL_cleanse(base, buffer.count)
+}

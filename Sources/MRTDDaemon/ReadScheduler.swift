@@ -36,9 +36,10 @@ public actor ReadScheduler {
         var cancelReason: CancelReason?
         var error: JobFailure?
         var result: ReadResult?
-        var face: [UInt8]?
+        /// In pages of their own (PageBytes), wiped and unmapped when the job is purged.
+        var face: PageBytes?
         /// The images besides the face (DG3-DG12), by API name; wiped with the face.
-        var images: [String: (bytes: [UInt8], mimeType: String)] = [:]
+        var images: [String: (bytes: PageBytes, mimeType: String)] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
 
         init(id: String, requestedReader: String?, parameters: ReadParameters, peer: PeerCredentials?, deadline: ContinuousClock.Instant) {
@@ -241,7 +242,7 @@ public actor ReadScheduler {
         let job = try job(id, peer)
         guard job.state.isFinished else { throw .resultNotReady }
         guard let face = job.face, let mime = job.result?.face?.mimeType else { throw .noFace }
-        return (face, mime)
+        return (face.bytes, mime)
     }
 
     /// An image of a finished read besides the face (`portrait-1`, `document-front`, `finger-1`, …),
@@ -250,7 +251,7 @@ public actor ReadScheduler {
         let job = try job(id, peer)
         guard job.state.isFinished else { throw .resultNotReady }
         guard let image = job.images[name] else { throw .noImage }
-        return image
+        return (image.bytes.bytes, image.mimeType)
     }
 
     private func job(_ id: String, _ peer: PeerCredentials?) throws(SchedulerError) -> Job {
@@ -385,11 +386,11 @@ public actor ReadScheduler {
                 job.state = .done
                 job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {
-                    job.face = (try? DG2(rawBytes: dg2))?.faces.first?.imageData
+                    job.face = (try? DG2(rawBytes: dg2))?.faces.first.map { PageBytes($0.imageData) }
                 }
                 if read.result.images != nil {
                     for image in LDSContents(files: read.files).images {
-                        job.images[image.name] = (image.image.imageData, image.image.mimeType)
+                        job.images[image.name] = (PageBytes(image.image.imageData), image.image.mimeType)
                     }
                 }
             }
@@ -495,9 +496,8 @@ public actor ReadScheduler {
         changes &+= 1
         jobs.removeValue(forKey: job.id)
         finishedOrder.removeAll { $0 == job.id }
-        if job.face != nil { secureWipe(&job.face!) }
+        // PageBytes wipe and unmap themselves as they go.
         job.face = nil
-        for name in job.images.keys { secureWipe(&job.images[name]!.bytes) }
         job.images = [:]
         job.result = nil
     }
