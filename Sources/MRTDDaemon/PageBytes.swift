@@ -13,9 +13,9 @@ import MRTDCrypto
 /// the bytes never linger in a freed heap chunk: they are wiped, then unmapped. The cost is the
 /// rounding to whole pages (2 KB per image on average).
 ///
-/// At most 16,384 are mapped at once (`Budget.shared`) (each can be a mapping of its own, and the kernel's
-/// `vm.max_map_count`, 65,530 by default, is shared with thread stacks and the allocator); beyond
-/// that, or when mmap fails, the bytes stay in an ordinary array, wiped the same way.
+/// At most 16,384 are mapped at once (`Budget.shared`): each can be a mapping of its own, and the
+/// kernel's `vm.max_map_count` (65,530 by default) is shared with thread stacks and the allocator.
+/// Beyond that, or when mmap fails, the bytes stay in an ordinary array, wiped in deinit too.
 final class PageBytes: @unchecked Sendable {
     /// How many mappings may be alive at once, and how many are.
     final class Budget: Sendable {
@@ -37,10 +37,10 @@ final class PageBytes: @unchecked Sendable {
         static let shared = Budget(maximum: 16_384)
     }
 
-    // Immutable after init; the mapped memory is only read (bytes) until deinit wipes and unmaps it.
+    // Set in init and only read until deinit wipes them: the mapped memory, or the array.
     private let base: UnsafeMutableRawPointer?
     private let mappedLength: Int
-    private let fallback: [UInt8]
+    private var fallback: [UInt8]
     private let budget: Budget
     let count: Int
 
@@ -79,8 +79,8 @@ final class PageBytes: @unchecked Sendable {
             munmap(base, mappedLength)
             budget.release()
         } else {
-            var bytes = fallback
-            secureWipe(&bytes)
+            // In place: a local copy would share the buffer, and wiping it would wipe a fresh copy.
+            secureWipe(&fallback)
         }
     }
 }

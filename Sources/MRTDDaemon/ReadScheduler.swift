@@ -1,7 +1,6 @@
 import FoundationEssentials
 public import Logging
 import MRTDCore
-import MRTDCrypto
 import MRTDProtocol
 public import MRTDReaders
 
