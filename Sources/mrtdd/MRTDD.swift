@@ -116,7 +116,6 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         let configuration = try makeConfiguration()
 
         Self.raiseDescriptorLimit()
-        Self.configureMalloc()
 
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
@@ -176,20 +175,36 @@ extension MRTDD {
 }
 
 extension MRTDD {
+    /// The entry point: the allocator is configured before anything else runs, then the command
+    /// line is parsed and `run()` called as ArgumentParser does.
+    static func main() async {
+        configureMalloc()
+        await main(nil)
+    }
+
     /// glibc's allocator as the daemon wants it (docs/performance.md, issue 14); the environment's
     /// own settings win.
     ///
-    /// - At most two malloc arenas (unless MALLOC_ARENA_MAX is set). glibc's default is eight per
-    ///   core, each opened when threads contend for the heap: the daemon's event-loop, pool and
-    ///   reader threads did, and each new arena was a step of about a megabyte of RssAnon that never
-    ///   went back. With two, the bench's store-full soak ran at 407 reads/s against 410 with sixteen
-    ///   (within its run-to-run noise).
+    /// - One malloc arena (unless MALLOC_ARENA_MAX is set). glibc's default is eight per core, each
+    ///   opened when threads contend for the heap: the daemon's event-loop, pool and reader threads
+    ///   did, and each new arena was a step of about a megabyte of RssAnon that never went back. Two
+    ///   still cost a megabyte once the result store turns over: a purged result's chunks go back to
+    ///   the arena that allocated them, and the thread allocating the next result may be on the
+    ///   other one, so each arena keeps holes the other cannot fill. With one, the bench's store-full
+    ///   growth went from 1.0-1.1 MB to 0.1-0.2 MB over 10,000 reads, for 4 % fewer reads per second
+    ///   on a CPU-bound simulator (a card link, not the CPU, bounds a real reader).
     /// - mmap and trim thresholds fixed at glibc's starting 128 KiB (unless MALLOC_MMAP_THRESHOLD_,
     ///   MALLOC_TRIM_THRESHOLD_ or a GLIBC_TUNABLES threshold is set; Heap.fixThresholds): without
     ///   this the idle daemon kept 12.5 MiB of heap after loading the shipped master lists.
+    ///
+    /// Called first thing in `main`, on the main thread: M_ARENA_MAX only limits the arenas glibc has
+    /// yet to make, and `run()` runs on a thread of the concurrency pool whose first allocation has
+    /// already made a second arena (called from `run()`, a limit of one still left two).
     static func configureMalloc() {
-        if getenv("MALLOC_ARENA_MAX") == nil { Heap.limitArenas(to: 2) }
-        if getenv("MALLOC_MMAP_THRESHOLD_") == nil, getenv("MALLOC_TRIM_THRESHOLD_") == nil,
+        // An empty variable is no setting (glibc ignores it too).
+        func set(_ name: String) -> Bool { getenv(name).map { $0.pointee != 0 } ?? false }
+        if !set("MALLOC_ARENA_MAX") { Heap.limitArenas(to: 1) }
+        if !set("MALLOC_MMAP_THRESHOLD_"), !set("MALLOC_TRIM_THRESHOLD_"),
            !(getenv("GLIBC_TUNABLES").map { String(cString: $0).contains("threshold") } ?? false) {
             Heap.fixThresholds(mmap: 128 * 1024, trim: 128 * 1024)
         }
