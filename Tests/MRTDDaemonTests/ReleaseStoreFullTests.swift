@@ -52,23 +52,12 @@ import Testing
 
     @Test func withTheStoreFullTheReleaseDaemonsHeapDoesNotStepUp() async throws {
         guard let path = ReleaseFootprintTests.release("mrtdd") else { return }
-        let directory = try DaemonProcessTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let socket = directory.appendingPathComponent("mrtdd.sock").path
-        let config = directory.appendingPathComponent("mrtdd.conf")
-        try "log-level = notice\nsocket-group = \nmax-results = \(Self.maxResults)\n".write(to: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "2", "--socket", socket]
-        process.standardError = FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment
-        environment["MALLOC_ARENA_MAX"] = environment["MRTD_STORE_FULL_ARENAS"].flatMap { $0.isEmpty ? nil : $0 }
-        process.environment = environment
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let pid = process.processIdentifier
-        let client = DaemonClient(socketPath: socket)
-        try await DaemonProcessTests.waitForSocket(socket, client: client)
+        let daemon = try await SimulatedDaemonProcess(
+            executable: path, settings: "max-results = \(Self.maxResults)\n",
+            mallocArenaMax: ProcessInfo.processInfo.environment["MRTD_STORE_FULL_ARENAS"].flatMap { $0.isEmpty ? nil : $0 })
+        defer { daemon.stop() }
+        let pid = daemon.pid
+        let client = daemon.client
 
         // The bench's reads: the passport by its MRZ on one reader, the ID card by its CAN on the other.
         let requests: [ReadJobRequest] = [

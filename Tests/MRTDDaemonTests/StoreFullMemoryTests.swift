@@ -27,26 +27,14 @@ import HTTPTypes
     }
 
     @Test func withTheResultStoreFullTheDaemonProcessesOwnMemoryDoesNotGrowWithReads() async throws {
-        let directory = try DaemonProcessTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let socket = directory.appendingPathComponent("mrtdd.sock").path
-        let config = directory.appendingPathComponent("mrtdd.conf")
-        try "log-level = notice\nsocket-group = \nmax-results = \(Self.maxResults)\nread-timeout = 10m\n"
-            .write(to: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try DaemonProcessTests.executable("mrtdd"))
-        process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "2", "--socket", socket]
-        process.standardError = FileHandle.nullDevice
-        // No MALLOC_ARENA_MAX here: mrtdd caps glibc's arenas at two itself (a new arena was a one-off
-        // step of about 1 MB of RssAnon when threads contended for the heap), so this runs as shipped.
-        var environment = ProcessInfo.processInfo.environment
-        environment["MALLOC_ARENA_MAX"] = nil
-        process.environment = environment
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let pid = process.processIdentifier
-        let client = DaemonClient(socketPath: socket)
-        try await DaemonProcessTests.waitForSocket(socket, client: client)
+        // No MALLOC_ARENA_MAX here: mrtdd runs on one glibc arena of its own accord (a second arena was
+        // a one-off step of about 1 MB of RssAnon; ReleaseStoreFullTests), so this runs as shipped.
+        let daemon = try await SimulatedDaemonProcess(
+            executable: try DaemonProcessTests.executable("mrtdd"),
+            settings: "max-results = \(Self.maxResults)\nread-timeout = 10m\n", mallocArenaMax: nil)
+        defer { daemon.stop() }
+        let pid = daemon.pid
+        let client = daemon.client
 
         // DG1 only: a short read (no 20 KB face, no CA/AA), so that many jobs fit in the time, and
         // small results, so that the heap's own noise stays small next to what a job might leave.
@@ -97,8 +85,8 @@ import HTTPTypes
             RssAnon \(baseline / 1024) KiB after warm-up, \(samples.map { $0 / 1024 }) KiB every \(Self.measuredReads / 4) reads \
             (growth \(growth / 1024) KiB, \(String(format: "%.0f", Double(growth) / Double(Self.measuredReads))) B per read, bound \(Self.rssAnonBound / 1024) KiB)
             """)
-        process.terminate()
-        #expect(try await DaemonProcessTests.waitForExit(process) == 0)
+        daemon.process.terminate()
+        #expect(try await DaemonProcessTests.waitForExit(daemon.process) == 0)
     }
 
     /// The jobs' timeouts share one timer task: a job created later with a shorter timeout still
@@ -124,4 +112,42 @@ import HTTPTypes
         try await daemon.stop()
         #expect(await daemon.daemon.scheduler.deadlineTimerPending == false, "shutdown cancels the timer")
     }
+}
+
+/// `mrtdd --simulate --sim-readers 2` as its own process on a private socket, answering, with
+/// `settings` (configuration lines) after `log-level = notice`, its stderr discarded, and
+/// MALLOC_ARENA_MAX set to `mallocArenaMax` (nil: unset, mrtdd's own choice).
+final class SimulatedDaemonProcess {
+    let process = Process()
+    let directory: URL
+    let client: DaemonClient
+    var pid: Int32 { process.processIdentifier }
+
+    init(executable: String, settings: String, mallocArenaMax: String?) async throws {
+        directory = try DaemonProcessTests.temporaryDirectory()
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let config = directory.appendingPathComponent("mrtdd.conf")
+        try ("log-level = notice\nsocket-group = \n" + settings).write(to: config, atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "2", "--socket", socket]
+        process.standardError = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment["MALLOC_ARENA_MAX"] = mallocArenaMax
+        process.environment = environment
+        client = DaemonClient(socketPath: socket)
+        try process.run()
+        do {
+            try await DaemonProcessTests.waitForSocket(socket, client: client)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
 }
