@@ -7,7 +7,7 @@ import Testing
 /// it after scripts/package, like ReleaseFootprintTests): full reads (DG1, DG2, DG14, DG15; BAC and
 /// PACE-CAM, Chip and Active Authentication) on two virtual readers, four clients, the result store
 /// capped at 1,000. RssAnon is sampled when the store has just filled and again after 3,000 more
-/// reads; it may grow by less than the bench's target, 1 MB (measured: 304-480 KiB).
+/// reads; it may grow by less than the bench's target, 1 MB (measured: 170-500 KiB).
 ///
 /// And the mechanism, which the debug soak (StoreFullMemoryTests, DG1 only, 50 results) cannot
 /// see: mrtdd runs on glibc's main arena alone (MRTDD.configureMalloc). With a second arena the first
@@ -16,8 +16,8 @@ import Testing
 /// using): 1.0-1.2 MB over 10,000 reads in the bench, 0.1-0.3 MB on one. A second arena shows in
 /// /proc/PID/maps as its heap: an anonymous mapping at a 64 MiB boundary whose unused rest is
 /// reserved PROT_NONE up to the next one. Until the fourth round mrtdd set its arena limit from
-/// `run()`, on a pool thread that had already made a second arena, and this test failed. Checked the
-/// other way: `MRTD_STORE_FULL_ARENAS=2` in the environment starts mrtdd with MALLOC_ARENA_MAX=2, and
+/// `run()`, on a pool thread that had already made a second arena: that binary had this heap in its
+/// maps. Checked the other way: `MRTD_STORE_FULL_ARENAS=2` in the environment starts mrtdd with MALLOC_ARENA_MAX=2, and
 /// the test fails.
 @Suite(.serialized) struct ReleaseStoreFullTests {
     static let maxResults = 1000
