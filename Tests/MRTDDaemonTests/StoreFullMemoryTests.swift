@@ -17,8 +17,39 @@ import HTTPTypes
     /// Reads before the baseline: the store fills after 50, then the heap settles.
     static let warmUpReads = 600
     static let measuredReads = 1200
-    /// RssAnon growth allowed over the measured reads: 256 KiB, about 0.2 KB per read.
-    static let rssAnonBound = 256 * 1024
+    /// RssAnon growth allowed over the measured reads: 512 KiB, about 0.4 KB per read, half what the
+    /// leak this test was written for grew (the per-job timers of this issue: 1.1 KB per read, 988 KiB
+    /// over the 1,200). Measured on the floors: the lowest RssAnon over the last 300 warm-up reads
+    /// against that over the last 300 measured ones, sampled every 10 ms (the daemon trims its heap
+    /// every 500 changes under load, and RssAnon rises between trims as free chunks are reused). Until
+    /// the fourth round the bound was 256 KiB on single samples after each batch; on one malloc arena
+    /// (as shipped since) those moved by up to 170 KiB from batch to batch and once grew 392 KiB in CI
+    /// (6,172 KiB after warm-up, then 6,436, 6,564, 6,564, 6,564: a step, then flat); the floors have
+    /// moved by -144 to +240 KiB.
+    static let rssAnonBound = 512 * 1024
+
+    /// The lowest RssAnon of `pid` while `work` runs, sampled every 10 ms, and what `work` returns.
+    static func floor<T: Sendable>(of pid: Int32, during work: () async throws -> T) async throws -> (T, Int) {
+        let sampler = Task.detached { () -> Int in
+            var lowest = Int.max
+            while !Task.isCancelled {
+                if let now = rssAnon(of: pid) { lowest = min(lowest, now) }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return lowest
+        }
+        let value: T
+        do {
+            value = try await work()
+        } catch {
+            sampler.cancel()
+            throw error
+        }
+        sampler.cancel()
+        let lowest = min(await sampler.value, rssAnon(of: pid) ?? .max)
+        guard lowest < .max else { throw TestFailure("cannot read /proc/\(pid)/status") }
+        return (value, lowest)
+    }
 
     /// `RssAnon` of `pid` (/proc/PID/status), in bytes: the daemon's own memory, without the
     /// mapped, shared code of the binary and its libraries.
@@ -61,12 +92,14 @@ import HTTPTypes
         }
         let clock = ContinuousClock()
         let start = clock.now
-        var failures = try await reads(Self.warmUpReads / 2)
-        let baseline = try #require(Self.rssAnon(of: pid), "cannot read /proc/\(pid)/status")
+        var failures = try await reads(Self.warmUpReads / 2 - Self.measuredReads / 8)
+        let (lastWarmUp, baseline) = try await Self.floor(of: pid) { try await reads(Self.measuredReads / 8) }
+        failures.merge(lastWarmUp, uniquingKeysWith: +)
         var samples: [Int] = []
         for _ in 0..<4 {
-            failures.merge(try await reads(Self.measuredReads / 8), uniquingKeysWith: +)
-            samples.append(Self.rssAnon(of: pid) ?? -1)
+            let (batch, lowest) = try await Self.floor(of: pid) { try await reads(Self.measuredReads / 8) }
+            failures.merge(batch, uniquingKeysWith: +)
+            samples.append(lowest)
         }
         let elapsed = clock.now - start
         let metrics = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
@@ -78,11 +111,11 @@ import HTTPTypes
         #expect(stats == Double(Self.maxResults), "the result store should be full (max-results \(Self.maxResults)): \(String(describing: stats))")
         #expect(growth < Self.rssAnonBound, """
             mrtdd's RssAnon grew \(growth / 1024) KiB over \(Self.measuredReads) reads with the store full \
-            (bound \(Self.rssAnonBound / 1024) KiB): \(baseline / 1024) KiB after warm-up, then \(samples.map { $0 / 1024 }) KiB
+            (bound \(Self.rssAnonBound / 1024) KiB): lowest \(baseline / 1024) KiB over the last warm-up reads, then \(samples.map { $0 / 1024 }) KiB
             """)
         print("""
             FIGURES store-full soak against the mrtdd process: \(Self.warmUpReads) warm-up + \(Self.measuredReads) reads in \(elapsed); \
-            RssAnon \(baseline / 1024) KiB after warm-up, \(samples.map { $0 / 1024 }) KiB every \(Self.measuredReads / 4) reads \
+            lowest RssAnon \(baseline / 1024) KiB over the last 300 warm-up reads, \(samples.map { $0 / 1024 }) KiB over each \(Self.measuredReads / 4) measured reads \
             (growth \(growth / 1024) KiB, \(String(format: "%.0f", Double(growth) / Double(Self.measuredReads))) B per read, bound \(Self.rssAnonBound / 1024) KiB)
             """)
         daemon.process.terminate()
