@@ -191,7 +191,7 @@ extension MRTDD {
     ///   still cost a megabyte once the result store turns over: a purged result's chunks go back to
     ///   the arena that allocated them, and the thread allocating the next result may be on the
     ///   other one, so each arena keeps holes the other cannot fill. With one, the bench's store-full
-    ///   growth went from 1.0-1.1 MB to 0.1-0.2 MB over 10,000 reads, for 4 % fewer reads per second
+    ///   growth went from 1.0-1.1 MB to 0.1-0.2 MB over 10,000 reads, for 3-4 % fewer reads per second
     ///   on a CPU-bound simulator (a card link, not the CPU, bounds a real reader).
     /// - mmap and trim thresholds fixed at glibc's starting 128 KiB (unless MALLOC_MMAP_THRESHOLD_,
     ///   MALLOC_TRIM_THRESHOLD_ or a GLIBC_TUNABLES threshold is set; Heap.fixThresholds): without
