@@ -130,6 +130,13 @@ extension EVPKeyHandle {
 
     /// Parses a DER SubjectPublicKeyInfo; trailing bytes are rejected.
     static func parsePublicKey(_ der: [UInt8]) throws(CryptoError) -> EVPKeyHandle {
+        if let key = SubjectPublicKeyInfoFastLane.key(der) { return key }
+        return try decodePublicKey(der)
+    }
+
+    /// `d2i_PUBKEY`: every SubjectPublicKeyInfo OpenSSL knows, through its decoders (slow in 3.0;
+    /// `SubjectPublicKeyInfoFastLane` takes the common shapes first).
+    static func decodePublicKey(_ der: [UInt8]) throws(CryptoError) -> EVPKeyHandle {
         guard !der.isEmpty else { throw .invalidInput("empty SubjectPublicKeyInfo") }
         var consumed = 0
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
