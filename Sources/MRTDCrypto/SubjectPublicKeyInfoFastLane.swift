@@ -70,35 +70,33 @@ enum SubjectPublicKeyInfoFastLane {
         return content
     }
 
-    private static func fromdata(_ type: String, _ build: (OpaquePointer) -> OpaquePointer?) -> EVPKeyHandle? {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
-            CryptoError.clearOpenSSLQueue()
-            return nil
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_fromdata_init(context) == 1, let key = build(context) else {
+    /// `EVP_PKEY_fromdata` for a public key of `type` from `params`; nil (the error queue cleared)
+    /// when OpenSSL refuses them.
+    private static func fromdata(_ type: String, _ params: inout [OSSL_PARAM]) -> EVPKeyHandle? {
+        var key: OpaquePointer? = nil
+        guard let context = try? EVPKeyContext(typeName: type), EVP_PKEY_fromdata_init(context.pointer) == 1,
+              EVP_PKEY_fromdata(context.pointer, &key, mrtd_EVP_PKEY_PUBLIC_KEY(), &params) == 1, let key
+        else {
             CryptoError.clearOpenSSLQueue()
             return nil
         }
         return EVPKeyHandle(taking: key)
     }
 
+    // OSSL_PARAM keeps pointers to its keys and values: all of them must outlive the fromdata call.
+
     private static func ec(curve: String, point: [UInt8]) -> EVPKeyHandle? {
-        fromdata("EC") { context in
-            var point = point
-            return "group".withCString { groupKey in
-                "pub".withCString { pubKey in
-                    curve.withCString { curveName in
-                        point.withUnsafeMutableBytes { bytes in
-                            var params = [
-                                OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: curveName), 0),
-                                OSSL_PARAM_construct_octet_string(pubKey, bytes.baseAddress, bytes.count),
-                                OSSL_PARAM_construct_end(),
-                            ]
-                            var key: OpaquePointer? = nil
-                            guard EVP_PKEY_fromdata(context, &key, mrtd_EVP_PKEY_PUBLIC_KEY(), &params) == 1 else { return nil }
-                            return key
-                        }
+        var point = point
+        return "group".withCString { groupKey in
+            "pub".withCString { pubKey in
+                curve.withCString { name in
+                    point.withUnsafeMutableBytes { point in
+                        var params = [
+                            OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: name), 0),
+                            OSSL_PARAM_construct_octet_string(pubKey, point.baseAddress, point.count),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        return fromdata("EC", &params)
                     }
                 }
             }
@@ -106,22 +104,18 @@ enum SubjectPublicKeyInfoFastLane {
     }
 
     private static func rsa(modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>) -> EVPKeyHandle? {
-        fromdata("RSA") { context in
-            // OSSL_PARAM integers are in native byte order (little-endian here), DER's big-endian.
-            var n = Array(modulus.reversed()), e = Array(exponent.reversed())
-            return "n".withCString { nKey in
-                "e".withCString { eKey in
-                    n.withUnsafeMutableBytes { nBytes in
-                        e.withUnsafeMutableBytes { eBytes in
-                            var params = [
-                                OSSL_PARAM_construct_BN(nKey, nBytes.bindMemory(to: UInt8.self).baseAddress, nBytes.count),
-                                OSSL_PARAM_construct_BN(eKey, eBytes.bindMemory(to: UInt8.self).baseAddress, eBytes.count),
-                                OSSL_PARAM_construct_end(),
-                            ]
-                            var key: OpaquePointer? = nil
-                            guard EVP_PKEY_fromdata(context, &key, mrtd_EVP_PKEY_PUBLIC_KEY(), &params) == 1 else { return nil }
-                            return key
-                        }
+        // OSSL_PARAM integers are in native byte order (little-endian here), DER's big-endian.
+        var n = Array(modulus.reversed()), e = Array(exponent.reversed())
+        return "n".withCString { nKey in
+            "e".withCString { eKey in
+                n.withUnsafeMutableBufferPointer { n in
+                    e.withUnsafeMutableBufferPointer { e in
+                        var params = [
+                            OSSL_PARAM_construct_BN(nKey, n.baseAddress, n.count),
+                            OSSL_PARAM_construct_BN(eKey, e.baseAddress, e.count),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        return fromdata("RSA", &params)
                     }
                 }
             }
