@@ -64,20 +64,8 @@ import Testing
             .init(reader: "Virtual Reader 0", access: Specimens.access),
             .init(reader: "Virtual Reader 1", access: .init(can: "123456")),
         ]
-        @Sendable func reads(_ count: Int) async throws -> [String: Int] {
-            try await withThrowingTaskGroup(of: [String: Int].self) { group in
-                for index in 0..<Self.clients {
-                    group.addTask {
-                        var outcomes: [String: Int] = [:]
-                        for _ in 0..<(count / Self.clients) {
-                            let view = try await client.createRead(requests[index % requests.count], wait: true)
-                            outcomes["\(view.state.rawValue) \(view.result?.status.rawValue ?? view.error?.error ?? "-")", default: 0] += 1
-                        }
-                        return outcomes
-                    }
-                }
-                return try await group.reduce(into: [:]) { all, outcomes in all.merge(outcomes, uniquingKeysWith: +) }
-            }
+        func reads(_ count: Int) async throws -> [String: Int] {
+            try await daemon.reads(requests, clients: Self.clients, each: count / Self.clients)
         }
         let start = Date()
         var outcomes = try await reads(Self.maxResults)

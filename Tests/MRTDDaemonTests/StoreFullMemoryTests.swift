@@ -1,4 +1,5 @@
 import Foundation
+import MRTDCore
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
@@ -68,7 +69,6 @@ import HTTPTypes
             settings: "max-results = \(Self.maxResults)\nread-timeout = 10m\n", mallocArenaMax: nil)
         defer { daemon.stop() }
         let pid = daemon.pid
-        let client = daemon.client
 
         // DG1 only: a short read (no 20 KB face, no CA/AA), so that many jobs fit in the time, and
         // small results, so that the heap's own noise stays small next to what a job might leave.
@@ -77,21 +77,10 @@ import HTTPTypes
             .init(reader: "Virtual Reader 0", access: Specimens.access, dataGroups: [1]),
             .init(reader: "Virtual Reader 1", access: .init(can: "123456"), dataGroups: [1]),
         ]
-        // Two clients, one per reader, `count` reads each: both readers busy all the time.
-        @Sendable func reads(_ count: Int) async throws -> [String: Int] {
-            try await withThrowingTaskGroup(of: [String: Int].self) { group in
-                for request in requests {
-                    group.addTask {
-                        var failures: [String: Int] = [:]
-                        for _ in 0..<count {
-                            let view = try await client.createRead(request, wait: true)
-                            if view.state != .done { failures["\(view.state) \(view.error?.error ?? "-")", default: 0] += 1 }
-                        }
-                        return failures
-                    }
-                }
-                return try await group.reduce(into: [:]) { all, failures in all.merge(failures, uniquingKeysWith: +) }
-            }
+        // Two clients, one per reader, `count` reads each: both readers busy all the time. What
+        // did not end `done`, by state and error.
+        func reads(_ count: Int) async throws -> [String: Int] {
+            try await daemon.reads(requests, clients: requests.count, each: count).filter { !$0.key.hasPrefix("done ") }
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -103,7 +92,7 @@ import HTTPTypes
             floors.append(lowest)
         }
         let elapsed = clock.now - start
-        let metrics = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)
+        let metrics = String(decoding: try await daemon.client.send(.get, "/metrics").body, as: UTF8.self)
         let stats = metrics.split(separator: "\n").first { $0.hasPrefix("mrtdd_results_retained ") }
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
         let half = Self.windows / 2
@@ -178,6 +167,26 @@ final class SimulatedDaemonProcess {
         } catch {
             stop()
             throw error
+        }
+    }
+
+    /// `clients` clients at once, client `i` sending `requests[i % requests.count]` `each` times with
+    /// `wait=true`: how the reads ended, counted by state and result status (or error code).
+    func reads(_ requests: [ReadJobRequest], clients: Int, each: Int) async throws -> [String: Int] {
+        let client = self.client
+        return try await withThrowingTaskGroup(of: [String: Int].self) { group in
+            for index in 0..<clients {
+                let request = requests[index % requests.count]
+                group.addTask {
+                    var outcomes: [String: Int] = [:]
+                    for _ in 0..<each {
+                        let view = try await client.createRead(request, wait: true)
+                        outcomes["\(view.state.rawValue) \(view.result?.status.rawValue ?? view.error?.error ?? "-")", default: 0] += 1
+                    }
+                    return outcomes
+                }
+            }
+            return try await group.reduce(into: [:]) { all, outcomes in all.merge(outcomes, uniquingKeysWith: +) }
         }
     }
 
