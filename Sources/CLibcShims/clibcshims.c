@@ -5,6 +5,7 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 int cspawn_addclosefrom(posix_spawn_file_actions_t *actions, int lowfd) {
@@ -17,6 +18,14 @@ int cmalloc_limit_arenas(int count) {
 
 int cmalloc_fix_thresholds(int mmap, int trim) {
     return mallopt(M_MMAP_THRESHOLD, mmap) == 1 && mallopt(M_TRIM_THRESHOLD, trim) == 1;
+}
+
+int cprocess_set_undumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int cprocess_dumpable(void) {
+    return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 }
 
 int cmalloc_trim(void) {

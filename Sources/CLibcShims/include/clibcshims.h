@@ -28,4 +28,12 @@ int cmalloc_trim(void);
 /// set; the others still ran).
 long crelease_readonly_mappings(void);
 
+/// prctl(PR_SET_DUMPABLE, 0): no core dump of this process, and its /proc/PID files (mem, environ,
+/// maps) owned by root, so neither a crash nor a ptrace-capable process of the same uid gets at the
+/// secrets it holds. 0 on success, -1 with errno set.
+int cprocess_set_undumpable(void);
+
+/// prctl(PR_GET_DUMPABLE): 1 when the process may dump core, 0 when not, -1 on error.
+int cprocess_dumpable(void);
+
 #endif
