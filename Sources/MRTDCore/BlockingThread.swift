@@ -1,3 +1,4 @@
+internal import CLibcShims
 import Dispatch
 import Synchronization
 
@@ -172,15 +173,13 @@ private final class ThreadStart: Sendable {
         self.body = body
     }
 
-    /// Linux: the name goes to /proc/thread-self/comm (what pthread_setname_np does; Glibc's module
-    /// does not export that GNU function), truncated to the kernel's 15 bytes.
+    /// Linux: prctl(PR_SET_NAME), what pthread_setname_np does for the calling thread (Glibc's
+    /// module does not export that GNU function); the kernel keeps 15 bytes. Not a write to
+    /// /proc/thread-self/comm: in a process that is not dumpable (ProcessHardening) that file
+    /// belongs to root, and the daemon's user could not open it.
     func nameCurrentThread() {
         #if os(Linux)
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        _ = cthread_set_name(name)
         #endif
     }
 }

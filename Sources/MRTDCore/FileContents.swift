@@ -16,6 +16,11 @@ package enum FileContents {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
+        return try read(descriptor: fd, path: path, limit: limit)
+    }
+
+    /// The rest of an open descriptor (`path` names it in errors); more than `limit` bytes is an error.
+    package static func read(descriptor fd: Int32, path: String, limit: Int) throws(Failure) -> [UInt8] {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {

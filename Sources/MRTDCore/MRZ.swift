@@ -333,7 +333,14 @@ public enum MRZError: Error, Sendable, Equatable, CustomStringConvertible {
             // The character itself is MRZ data and stays out of the message.
             return "MRZ character at position \(position) is outside A-Z, 0-9 and '<'"
         case .invalidKeyField(let field):
-            return "MRZ key field \(field) is malformed"
+            switch field {
+            case "documentNumber":
+                return "MRZ key field documentNumber is malformed: 1 to \(MRZKey.maxDocumentNumberLength) characters A-Z, 0-9 or '<'"
+            case "dateOfBirth", "dateOfExpiry":
+                return "MRZ key field \(field) is malformed: a real date as YYMMDD (month 01-12, a day the month has)"
+            default:
+                return "MRZ key field \(field) is malformed"
+            }
         case .invalidKeyFormat:
             return "MRZ key input must be three comma-separated fields: document number, date of birth, date of expiry"
         }
@@ -350,16 +357,37 @@ public struct MRZKey: Sendable, Equatable, CustomStringConvertible {
     /// `YYMMDD`.
     public let dateOfExpiry: String
 
-    /// Validates and upper-cases the fields: document number `A-Z0-9<`, dates six digits.
+    /// The longest document number a key may carry: 9 characters in the number field and, on a TD1
+    /// card, up to 13 more in the optional data before the check digit and its filler (Doc 9303-5
+    /// §4.2.2, note j).
+    public static let maxDocumentNumberLength = 22
+
+    /// Validates and upper-cases the fields: document number 1-22 characters `A-Z0-9<`, dates
+    /// `YYMMDD` that exist (month 01-12, a day the month has; 29 February in years divisible by four,
+    /// since the century is not written).
     public init(documentNumber: String, dateOfBirth: String, dateOfExpiry: String) throws(MRZError) {
         let number = documentNumber.uppercased()
-        guard !number.isEmpty, number.allSatisfy({ MRZ.value(of: $0) != nil }) else {
+        guard !number.isEmpty, number.count <= Self.maxDocumentNumberLength, number.allSatisfy({ MRZ.value(of: $0) != nil }) else {
             throw .invalidKeyField("documentNumber")
         }
-        func isDate(_ s: String) -> Bool { s.count == 6 && s.allSatisfy { $0.isASCII && $0.isNumber } }
-        guard isDate(dateOfBirth) else { throw .invalidKeyField("dateOfBirth") }
-        guard isDate(dateOfExpiry) else { throw .invalidKeyField("dateOfExpiry") }
+        guard Self.isDate(dateOfBirth) else { throw .invalidKeyField("dateOfBirth") }
+        guard Self.isDate(dateOfExpiry) else { throw .invalidKeyField("dateOfExpiry") }
         self.init(unchecked: number, dateOfBirth: dateOfBirth, dateOfExpiry: dateOfExpiry)
+    }
+
+    /// `YYMMDD` naming a day that exists.
+    static func isDate(_ text: String) -> Bool {
+        let digits = text.unicodeScalars.compactMap { ("0"..."9").contains($0) ? Int($0.value) - 48 : nil }
+        guard text.unicodeScalars.count == 6, digits.count == 6 else { return false }
+        let year = digits[0] * 10 + digits[1], month = digits[2] * 10 + digits[3], day = digits[4] * 10 + digits[5]
+        let days: Int
+        switch month {
+        case 1, 3, 5, 7, 8, 10, 12: days = 31
+        case 4, 6, 9, 11: days = 30
+        case 2: days = year % 4 == 0 ? 29 : 28
+        default: return false
+        }
+        return (1...days).contains(day)
     }
 
     /// Parses `DOCNO,YYMMDD,YYMMDD` (whitespace around fields ignored).

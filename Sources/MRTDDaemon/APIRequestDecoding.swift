@@ -36,8 +36,11 @@ public enum APIRequestDecoding {
 
     /// `POST /v1/reads` headers: JSON (or curl's form default, decided by the body) within `maxBody`.
     public static func checkBodyHeaders(contentType: String?, contentLength: String?, maxBody: Int) throws(APIError) {
-        if let type = contentType?.lowercased(),
-           !type.hasPrefix("application/json"), !type.hasPrefix("application/x-www-form-urlencoded") {
+        // The media type itself (RFC 9110 §8.3.1: parameters after `;`, case-insensitive), compared
+        // whole: `application/jsonx` or `application/json-seq` is not JSON.
+        if let type = contentType?.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?
+            .trimmingSpaces().lowercased(),
+           type != "application/json", type != "application/x-www-form-urlencoded" {
             throw .unsupportedMediaType
         }
         if let length = contentLength.flatMap(Int.init), length > maxBody { throw .bodyTooLarge }

@@ -1,6 +1,6 @@
 import FoundationEssentials
 public import Logging
-import MRTDVerification
+public import MRTDVerification
 public import MRTDReaders
 public import MRTDProtocol
 import MRTDCore
@@ -18,6 +18,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var socketMode: UInt16 = 0o660
     /// Trust store locations (CSCA certificates, master lists, CRLs), read by passive authentication.
     public var trustStorePaths: [String] = ["/etc/mrtdd/trust"]
+    /// The most a trust store load reads: per file (`trust-max-file-size`) and in all
+    /// (`trust-max-size`), in bytes. Beyond either the file is rejected, and a reload keeps the
+    /// running store.
+    public var trustLimits = TrustStore.LoadLimits.standard
     /// Whether the shipped CSCA master lists (DE, NL) are trusted as well (`default-trust`).
     public var defaultTrust = true
     /// Where the shipped master lists are (`default-trust-path`); nil: found as ``DefaultTrust/locate(environment:executable:)`` says.
@@ -32,8 +36,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel = Logger.Level.info
     /// Jobs waiting or reading at once; more get 429.
     public var maxActiveJobs = 32
-    /// Finished results kept at once; the oldest are purged early beyond this.
+    /// Finished results kept at once. Beyond this the oldest result of the uid holding the most
+    /// goes early, so one user's burst of jobs pushes out its own results, not another user's.
     public var maxRetainedResults = 2000
+    /// Finished results one uid keeps at once (root included); beyond, that uid's oldest goes
+    /// early. nil: `maxRetainedResults`.
+    public var maxRetainedResultsPerUser: Int?
     /// Open connections; more get 429.
     public var maxClients = 256
     /// Open event streams; more get 429.
@@ -120,6 +128,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             logLevel = level
         case "max-jobs": maxActiveJobs = try Self.count(key, value, max: 10_000)
         case "max-results": maxRetainedResults = try Self.count(key, value, max: 1_000_000)
+        case "trust-max-file-size": trustLimits.fileBytes = try Self.count(key, value, max: 1 << 32)
+        case "trust-max-size": trustLimits.totalBytes = try Self.count(key, value, max: 1 << 34)
+        case "max-results-per-user": maxRetainedResultsPerUser = try Self.count(key, value, max: 1_000_000)
         case "max-clients": maxClients = try Self.count(key, value, max: 1_000_000)
         case "max-event-streams": maxEventSubscribers = try Self.count(key, value, max: 100_000)
         case "max-clients-per-user": maxClientsPerUser = try Self.count(key, value, max: 1_000_000)

@@ -41,6 +41,9 @@ public actor ReadScheduler {
         var images: [String: (bytes: PageBytes, mimeType: String)] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
 
+        /// The owner's uid for quotas (every job has a peer: `create` refuses one without).
+        var owner: UInt32 { peer?.uid ?? UInt32.max }
+
         init(id: String, requestedReader: String?, parameters: ReadParameters, peer: PeerCredentials?, deadline: ContinuousClock.Instant) {
             self.id = id
             self.requestedReader = requestedReader
@@ -63,6 +66,8 @@ public actor ReadScheduler {
     private var jobs: [String: Job] = [:]
     private var waiting: [String] = []
     private var finishedOrder: [String] = []
+    /// Finished results held, by owner uid (`finishedOrder` counted per uid).
+    private var retainedByUID: [UInt32: Int] = [:]
     /// Jobs concluded plus jobs purged since start (`Stats.changes`).
     private var changes = 0
     private var shuttingDown = false
@@ -416,6 +421,7 @@ public actor ReadScheduler {
         job.expiresDate = Date().addingTimeInterval(configuration.resultRetention.seconds)
         job.task = nil
         finishedOrder.append(job.id)
+        retainedByUID[job.owner, default: 0] += 1
         changes &+= 1
         if job.state == .done {
             events.publish(.make("read.finished", EventPayload.Finished(
@@ -434,10 +440,32 @@ public actor ReadScheduler {
         }
         for waiter in job.waiters { waiter.resume() }
         job.waiters.removeAll()
-        // Beyond the cap, the oldest results go early: memory stays bounded whatever the load.
-        while finishedOrder.count > configuration.maxRetainedResults, let oldest = finishedOrder.first {
-            if let old = jobs[oldest] { purge(old) } else { finishedOrder.removeFirst() }
+        evictBeyondQuotas(after: job)
+    }
+
+    /// Beyond a cap, results go early, so memory stays bounded whatever the load: beyond the
+    /// owner's quota (`max-results-per-user`), the owner's oldest; beyond `max-results`, the oldest
+    /// of the uid that holds the most (the one that overflows the store). A burst of jobs from one
+    /// uid evicts its own results, never those of a user holding fewer (issue 31, item 5).
+    private func evictBeyondQuotas(after job: Job) {
+        let perUser = configuration.maxRetainedResultsPerUser ?? configuration.maxRetainedResults
+        while retainedByUID[job.owner, default: 0] > perUser, let oldest = oldestFinished(of: job.owner) {
+            purge(oldest)
         }
+        while finishedOrder.count > configuration.maxRetainedResults {
+            // The largest holder; among equals, the one whose oldest result is oldest.
+            let largest = retainedByUID.values.max() ?? 0
+            let holders = Set(retainedByUID.filter { $0.value == largest }.keys)
+            guard let victim = finishedOrder.lazy.compactMap({ self.jobs[$0] }).first(where: { holders.contains($0.owner) }) else {
+                finishedOrder.removeFirst()
+                continue
+            }
+            purge(victim)
+        }
+    }
+
+    private func oldestFinished(of uid: UInt32) -> Job? {
+        finishedOrder.lazy.compactMap { self.jobs[$0] }.first { $0.owner == uid }
     }
 
     private func stop(_ job: Job, reason: CancelReason) async {
@@ -494,7 +522,11 @@ public actor ReadScheduler {
     private func purge(_ job: Job) {
         changes &+= 1
         jobs.removeValue(forKey: job.id)
-        finishedOrder.removeAll { $0 == job.id }
+        if let index = finishedOrder.firstIndex(of: job.id) {
+            finishedOrder.remove(at: index)
+            retainedByUID[job.owner, default: 1] -= 1
+            if retainedByUID[job.owner] == 0 { retainedByUID.removeValue(forKey: job.owner) }
+        }
         // PageBytes wipe and unmap themselves as they go.
         job.face = nil
         job.images = [:]

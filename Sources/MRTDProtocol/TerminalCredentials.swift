@@ -53,6 +53,10 @@ public struct TerminalCredentials: Sendable, Equatable {
         } catch {
             throw TerminalCredentialsError.unreadable(directory)
         }
+        // Keys and the certificates that choose them: nothing another user can have put there
+        // (issue 31, item 10).
+        if let problem = FileProvenance.problem(ofPath: directory) { throw TerminalCredentialsError.untrusted(directory, problem) }
+        func contents(_ file: URL) throws -> [UInt8] { try FileProvenance.read(file.path, limit: 1 << 20) }
         var certificates: [CVCertificate] = []
         var terminals: [Terminal] = []
         var warnings: [String] = []
@@ -60,7 +64,10 @@ public struct TerminalCredentials: Sendable, Equatable {
             let stem = String(name.dropLast(".cvcert".count))
             let certificate: CVCertificate
             do {
-                certificate = try CVCertificate(rawBytes: Array(try Data(contentsOf: url.appendingPathComponent(name))))
+                certificate = try CVCertificate(rawBytes: try contents(url.appendingPathComponent(name)))
+            } catch let error as FileContents.Failure {
+                warnings.append("\(name): \(error.reason)")
+                continue
             } catch {
                 warnings.append("\(name): \(error)")
                 continue
@@ -70,7 +77,7 @@ public struct TerminalCredentials: Sendable, Equatable {
             let uriFile = url.appendingPathComponent(stem + ".pkcs11")
             do {
                 if FileManager.default.fileExists(atPath: keyFile.path) {
-                    let bytes = Array(try Data(contentsOf: keyFile))
+                    let bytes = try contents(keyFile)
                     let key: PrivateKey
                     if let text = String(bytes: bytes, encoding: .utf8), text.contains("-----BEGIN") {
                         key = try PrivateKey(pem: text)
@@ -83,9 +90,11 @@ public struct TerminalCredentials: Sendable, Equatable {
                         warnings.append("\(stem).pkcs11: PKCS #11 keys are not available here")
                         continue
                     }
-                    let uri = try String(contentsOf: uriFile, encoding: .utf8).trimmingWhitespace()
+                    let uri = String(decoding: try contents(uriFile), as: UTF8.self).trimmingWhitespace()
                     terminals.append(Terminal(certificate: certificate, key: try pkcs11(uri)))
                 }
+            } catch let error as FileContents.Failure {
+                warnings.append("\(PathString.lastComponent(error.path)): \(error.reason)")
             } catch {
                 // The error names the file and the failing step, never key bytes or a PIN.
                 warnings.append("\(stem): key not usable: \(type(of: error))")
@@ -176,10 +185,13 @@ public struct TerminalCredentials: Sendable, Equatable {
 public enum TerminalCredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(String)
     case noTerminal(String, [String])
+    /// The directory belongs to another user or others may write it.
+    case untrusted(String, String)
 
     public var description: String {
         switch self {
         case .unreadable(let path): "terminal directory \(path) cannot be read"
+        case .untrusted(let path, let problem): "terminal directory \(path) is \(problem): refused"
         case .noTerminal(let path, let warnings):
             "terminal directory \(path) holds no IS certificate with a usable key"
                 + (warnings.isEmpty ? "" : " (" + warnings.joined(separator: "; ") + ")")

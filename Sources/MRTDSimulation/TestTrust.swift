@@ -51,7 +51,7 @@ extension SimulationPKI {
         let directory = publishedCSCADirectory
         let manager = FileManager.default
         try? manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        guard ownedByUs(directory) else { return }
+        guard usable(directory) else { return }
         let name = Array(DigestAlgorithm.sha256.hash(csca.derBytes).prefix(16)).hex + ".der"
         try? Data(csca.derBytes).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
         // Keep the newest sessions only: the directory does not grow with every run.
@@ -70,17 +70,30 @@ extension SimulationPKI {
     }
 
     /// The published CSCAs (path, DER), newest first, at most ``keptSessions``; none from a directory
-    /// another user owns.
+    /// that is not this user's alone, and no file another user can have written.
     public static func publishedCSCAs() -> [(path: String, der: [UInt8])] {
         let directory = publishedCSCADirectory
-        guard ownedByUs(directory) else { return [] }
+        guard usable(directory) else { return [] }
         return publishedFiles(directory).prefix(keptSessions).compactMap { path, _ in
-            FileManager.default.contents(atPath: path).map { (path, [UInt8]($0)) }
+            (try? FileProvenance.read(path, limit: 64 << 10)).map { (path, $0) }
         }
     }
 
-    private static func ownedByUs(_ directory: String) -> Bool {
+    /// Whether `directory` is this user's alone: a directory (not a link to one), owned by this
+    /// user, mode 0700 (no group or other bits). Anything else could hold a CSCA another user put
+    /// there for `--trust-test` to trust (issue 31, item 11): refused, and said on stderr, since a
+    /// refused directory means that nothing is published or trusted. A directory that does not
+    /// exist (nothing published yet) is refused silently.
+    static func usable(_ directory: String) -> Bool {
         var info = stat()
-        return lstat(directory, &info) == 0 && info.st_uid == getuid() && (info.st_mode & S_IFMT) == S_IFDIR
+        guard lstat(directory, &info) == 0 else { return false }
+        let problem: String? =
+            info.st_mode & S_IFMT != S_IFDIR ? "not a directory (a link?)"
+            : info.st_uid != getuid() ? "owned by uid \(info.st_uid), not this user"
+            : info.st_mode & 0o077 != 0 ? "open to others (mode \(String(info.st_mode & 0o7777, radix: 8)), not 0700)"
+            : nil
+        guard let problem else { return true }
+        StandardError.write("warning: simulation trust directory \(directory) refused: \(problem); simulation CSCAs are neither published nor trusted from it (MRTD_SIMULATION_TRUST)\n")
+        return false
     }
 }

@@ -1,8 +1,25 @@
 public import FoundationEssentials
+import Glibc
 import MRTDCore
 import MRTDCrypto
 
 extension TrustStore {
+    /// How much a load reads at most: a trust store is a few megabytes (the shipped master lists
+    /// are under one, the ICAO PKD's largest LDIF download some tens); without a bound a 1 GB file
+    /// took the daemon to 2.1 GB and past its unit's MemoryMax (issue 31, item 4).
+    public struct LoadLimits: Sendable, Equatable {
+        /// The largest file read.
+        public var fileBytes: Int
+        /// All files together.
+        public var totalBytes: Int
+        public static let standard = LoadLimits(fileBytes: 64 << 20, totalBytes: 128 << 20)
+
+        public init(fileBytes: Int, totalBytes: Int) {
+            self.fileBytes = fileBytes
+            self.totalBytes = totalBytes
+        }
+    }
+
     /// Loads every path: a directory is searched recursively (`csca/`, `masterlists/`, `crls/`
     /// and anything else in it), a file is read by its content. Certificates, CRLs and LDIF
     /// entries are loaded first, then master lists, whose signatures are verified (signer chained
@@ -10,28 +27,38 @@ extension TrustStore {
     /// is rejected whole. Nothing is ever loaded silently: see ``report``.
     ///
     /// Files named `README*`, `*.md`, `*.txt`, `.gitkeep`, hidden files and private keys are skipped.
-    public static func load(paths: [String], at date: Date = Date()) -> TrustStore {
+    ///
+    /// Only material no other user can have planted is read (``FileProvenance``): a directory, a
+    /// file, or a link's target (and the directory holding it) owned by another non-root user or
+    /// writable by others is rejected, and so is a link that dangles or loops. No file larger than
+    /// `limits.fileBytes` is read, nor more than `limits.totalBytes` in all (issue 31, items 4 and 10):
+    /// each is a rejection, so a reload keeps the running store.
+    public static func load(paths: [String], at date: Date = Date(), limits: LoadLimits = .standard) -> TrustStore {
         let start = ContinuousClock.now
         var store = TrustStore()
         var pendingMasterLists: [(bytes: [UInt8], path: String, test: Bool)] = []
+        var total = 0
         for path in paths {
             guard FileManager.default.fileExists(atPath: path) else {
                 store.report.rejected.append(.init(path: path, reason: "no such file or directory"))
                 continue
             }
-            for file in files(at: path) {
-                let test = isTestPath(file)
-                // An empty file is rejected before it is read (nothing to load; and reading an
-                // empty file through FileManager.contents leaks its read buffer: fuzz_trust_store).
-                if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int, size == 0 {
+            for file in files(at: path, rejected: &store.report.rejected) {
+                let bytes: [UInt8]
+                do { bytes = try FileProvenance.read(file, limit: limits.fileBytes) } catch {
+                    store.report.rejected.append(.init(path: file, reason: error.reason))
+                    continue
+                }
+                guard !bytes.isEmpty else {
                     store.report.rejected.append(.init(path: file, reason: "empty file"))
                     continue
                 }
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    store.report.rejected.append(.init(path: file, reason: "unreadable"))
+                total += bytes.count
+                guard total <= limits.totalBytes else {
+                    store.report.rejected.append(.init(path: file, reason: "the trust store is larger than its limit of \(limits.totalBytes) bytes"))
                     continue
                 }
-                store.loadFile([UInt8](data), path: file, test: test, pendingMasterLists: &pendingMasterLists)
+                store.loadFile(bytes, path: file, test: isTestPath(file), pendingMasterLists: &pendingMasterLists)
             }
         }
         for list in pendingMasterLists where !DeviationList.looksLikeDeviationList(list.bytes) {
@@ -304,26 +331,41 @@ extension TrustStore {
 
     /// Regular files under `path` (itself when it is a file), sorted, skipping documentation,
     /// hidden files and private keys.
-    static func files(at path: String) -> [String] {
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [path] }
-        guard isDirectory else { return [path] }
-        guard let relatives = try? FileManager.default.subpathsOfDirectory(atPath: path) else { return [] }
+    static func files(at path: String, rejected: inout [TrustStoreReport.Rejection]) -> [String] {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return [path] }  // the read says why
         var out: [String] = []
-        for relative in relatives {
-            let name = PathString.lastComponent(relative)
-            let lower = name.lowercased()
-            if name.hasPrefix(".") || lower.hasPrefix("readme") || lower.hasSuffix(".md") || lower.hasSuffix(".txt")
-                || lower.hasSuffix(".key.pem") || lower.hasSuffix(".key") || lower.hasSuffix(".jpg") || lower.hasSuffix(".jp2") {
+        var directories = [path]
+        var visited: Set<String> = []
+        while let directory = directories.popLast() {
+            // A directory reached twice (through a link) is searched once.
+            guard let real = try? FileProvenance.resolve(directory), visited.insert(real).inserted else { continue }
+            if let problem = FileProvenance.problem(ofPath: real) {
+                rejected.append(.init(path: directory, reason: "directory \(problem): nothing in it is loaded"))
                 continue
             }
-            let full = PathString.join(path, relative)
-            var childIsDirectory = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &childIsDirectory), !childIsDirectory {
-                out.append(full)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+                rejected.append(.init(path: directory, reason: "directory unreadable"))
+                continue
+            }
+            for name in names where !isSkipped(name) {
+                let full = PathString.join(directory, name)
+                var entry = stat()
+                guard lstat(full, &entry) == 0 else { continue }
+                var target = stat()
+                let isDirectory = entry.st_mode & S_IFMT == S_IFDIR
+                    || (entry.st_mode & S_IFMT == S_IFLNK && stat(full, &target) == 0 && target.st_mode & S_IFMT == S_IFDIR)
+                if isDirectory { directories.append(full) } else { out.append(full) }  // a bad link: the read says why
             }
         }
         return out.sorted()
+    }
+
+    /// Not trust material by name: hidden files, READMEs and notes, private keys, images.
+    private static func isSkipped(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return name.hasPrefix(".") || lower.hasPrefix("readme") || lower.hasSuffix(".md") || lower.hasSuffix(".txt")
+            || lower.hasSuffix(".key.pem") || lower.hasSuffix(".key") || lower.hasSuffix(".jpg") || lower.hasSuffix(".jp2")
     }
 
     /// `certs/test` (the TEST-ONLY PKI): everything from there is flagged as test material.

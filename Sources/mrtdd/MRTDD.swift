@@ -175,10 +175,14 @@ extension MRTDD {
 }
 
 extension MRTDD {
-    /// The entry point: the allocator is configured before anything else runs, then the command
-    /// line is parsed and `run()` called as ArgumentParser does.
+    /// The entry point: the allocator is configured before anything else runs, core dumps are
+    /// turned off, then the command line is parsed and `run()` called as ArgumentParser does.
     static func main() async {
         configureMalloc()
+        // Access keys, session keys and results live in this process: no core dump of it, and its
+        // /proc files (mem, environ, maps) root's only (issue 31, item 14), whatever ulimit -c or
+        // the unit says.
+        if !ProcessHardening.disableCoreDumps() { StandardError.write("mrtdd: warning: cannot turn off core dumps (prctl)\n") }
         await main(nil)
     }
 

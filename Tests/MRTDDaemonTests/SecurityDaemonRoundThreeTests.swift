@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import HTTPTypes
+@testable import MRTDDaemon
+import MRTDCore
+import MRTDTesting
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's half of issue 31 (hold under attack, round three): one uid evicting another's
+/// results, access keys of impossible shapes, media types that only start like JSON, a daemon that
+/// a crash would dump. Each test failed on the code before the fix.
+@Suite(.serialized) struct SecurityDaemonRoundThreeTests {
+    // MARK: Item 5: one uid cannot evict another uid's results
+
+    /// A job that fails at once (no card within a millisecond), as uid 65533 and 65534 over the
+    /// socket; 64 of them from the stranger leave the owner's one result in place with
+    /// `max-results=50`. Before: the owner's result was pushed out after 50.
+    @Test func aBurstOfJobsFromOneUIDEvictsItsOwnResultsOnly() async throws {
+        guard SecurityTests.canSwitchUsers() else { return }
+        let daemon = try await SecurityTests.reachableDaemon { $0.maxRetainedResults = 50 }
+        let socket = daemon.socketPath
+        let failFast = #"{"access":{"can":"000000"},"timeoutSeconds":0.001}"#
+        let created = try await SecurityTests.request(as: SecurityTests.owner, "POST", "/v1/reads?wait=true", body: failFast, socket: socket)
+        #expect(created.status == 200 || created.status == 201 || created.status == 202, "\(created)")
+        let id = try JSONDecoder().decode(ReadJobView.self, from: Data(created.body.utf8)).id
+        var strangers = 0
+        let deadline = ContinuousClock.now + .seconds(120)
+        while strangers < 64, ContinuousClock.now < deadline {
+            let answer = try await SecurityTests.request(as: SecurityTests.stranger, "POST", "/v1/reads?wait=true", body: failFast, socket: socket)
+            if answer.status == 429 { try await Task.sleep(for: .milliseconds(5)); continue }
+            #expect(answer.status < 300, "\(answer)")
+            strangers += 1
+        }
+        #expect(strangers == 64)
+        let stats = await daemon.daemon.scheduler.stats()
+        #expect(stats.retainedResults <= 50, "the store stays within max-results")
+        let mine = try await SecurityTests.request(as: SecurityTests.owner, "GET", "/v1/reads/\(id)", socket: socket)
+        #expect(mine.status == 200, "the owner's result survives another uid's burst: \(mine)")
+        try await daemon.stop()
+    }
+
+    /// In the scheduler: the largest holder loses its oldest result beyond `max-results`, and a
+    /// uid beyond `max-results-per-user` loses its own oldest; root is a uid like any other.
+    @Test func evictionPicksTheUIDThatOverflows() async throws {
+        let daemon = try await TestDaemon.start(readers: []) {
+            $0.maxRetainedResults = 6
+            $0.maxRetainedResultsPerUser = 4
+        }
+        let scheduler = daemon.daemon.scheduler
+        let quiet = PeerCredentials(pid: 1, uid: 4001, gid: 4001)
+        let busy = PeerCredentials(pid: 2, uid: 4002, gid: 4002)
+        let third = PeerCredentials(pid: 3, uid: 4003, gid: 4003)
+        func finished(_ peer: PeerCredentials) async throws -> String {
+            var order = try Specimens.order()
+            order.timeoutSeconds = 0.001
+            let id = try await scheduler.create(order, peer: peer).id
+            _ = try await scheduler.waitUntilFinished(id: id, peer: peer)
+            return id
+        }
+        let quietIDs = [try await finished(quiet), try await finished(quiet)]
+        var busyIDs: [String] = []
+        for _ in 0..<6 { busyIDs.append(try await finished(busy)) }
+        // busy holds its quota of 4 (its two oldest went), quiet keeps both.
+        for id in quietIDs { #expect((try? await scheduler.view(id: id, peer: quiet)) != nil) }
+        for id in busyIDs.prefix(2) { #expect((try? await scheduler.view(id: id, peer: busy)) == nil, "beyond busy's quota: its own oldest goes") }
+        for id in busyIDs.suffix(4) { #expect((try? await scheduler.view(id: id, peer: busy)) != nil) }
+        // The store is full (6): a third uid's result pushes out busy's oldest, not quiet's.
+        let thirdID = try await finished(third)
+        #expect((try? await scheduler.view(id: thirdID, peer: third)) != nil)
+        for id in quietIDs { #expect((try? await scheduler.view(id: id, peer: quiet)) != nil, "the smaller holder keeps its results") }
+        #expect((try? await scheduler.view(id: busyIDs[2], peer: busy)) == nil, "the largest holder's oldest went")
+        #expect(await scheduler.stats().retainedResults == 6)
+        try await daemon.stop()
+    }
+
+    // MARK: The access key's shape, the media type
+
+    /// Document numbers longer than Doc 9303 allows, dates that name no day, and bodies whose media
+    /// type only starts like JSON: each a specific 400/415, never a job. Before: 202 for all three.
+    @Test(arguments: [
+        (#"{"access":{"mrzKey":{"documentNumber":"\#(String(repeating: "A", count: 23))","dateOfBirth":"740812","dateOfExpiry":"120415"}}}"#, "documentNumber"),
+        (#"{"access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"749999","dateOfExpiry":"120415"}}}"#, "dateOfBirth"),
+        (#"{"access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740812","dateOfExpiry":"121301"}}}"#, "dateOfExpiry"),
+        (#"{"access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740230","dateOfExpiry":"120415"}}}"#, "dateOfBirth"),
+    ])
+    func impossibleAccessKeysAreRefusedWithTheFieldNamed(body: String, field: String) async throws {
+        let daemon = try await TestDaemon.start()
+        let answer = try await daemon.client.send(.post, "/v1/reads", json: Array(body.utf8))
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 400, "\(text)")
+        #expect(text.contains("invalidAccessKey") && text.contains(field), "\(text)")
+        #expect(await daemon.daemon.scheduler.jobIDs().isEmpty)
+        try await daemon.stop()
+    }
+
+    @Test func aDocumentNumberOfTwentyTwoCharactersAndALeapDayAreKeys() throws {
+        #expect(throws: Never.self) { try MRZKey(documentNumber: String(repeating: "D", count: 22), dateOfBirth: "000229", dateOfExpiry: "311231") }
+        #expect(throws: MRZError.invalidKeyField("documentNumber")) {
+            try MRZKey(documentNumber: String(repeating: "D", count: 23), dateOfBirth: "740812", dateOfExpiry: "120415")
+        }
+        #expect(throws: MRZError.invalidKeyField("dateOfBirth")) { try MRZKey(documentNumber: "X", dateOfBirth: "010229", dateOfExpiry: "120415") }
+        #expect(throws: MRZError.invalidKeyField("dateOfExpiry")) { try MRZKey(documentNumber: "X", dateOfBirth: "740812", dateOfExpiry: "120400") }
+    }
+
+    @Test(arguments: ["application/jsonx", "application/json-seq", "application/jsonp; charset=utf-8", "text/json"])
+    func mediaTypesThatOnlyLookLikeJSONAre415(type: String) throws {
+        #expect(throws: APIError.unsupportedMediaType) {
+            try APIRequestDecoding.checkBodyHeaders(contentType: type, contentLength: "10", maxBody: 1024)
+        }
+    }
+
+    @Test(arguments: ["application/json", "Application/JSON; charset=utf-8", "application/json ;charset=UTF-8", "application/x-www-form-urlencoded"])
+    func jsonWithParametersIsAccepted(type: String) throws {
+        #expect(throws: Never.self) { try APIRequestDecoding.checkBodyHeaders(contentType: type, contentLength: "10", maxBody: 1024) }
+    }
+
+    // MARK: Item 14: no core dumps
+
+    /// mrtdd turns off its dumpability first thing: its /proc files belong to root while it runs
+    /// as another uid (the kernel's sign of PR_SET_DUMPABLE 0), so uid 65534's own tools cannot read
+    /// its memory or environment, and no core file is written. Before: the files were 65534's.
+    @Test func theDaemonProcessIsNotDumpable() async throws {
+        guard SecurityTests.canSwitchUsers() else { return }
+        let directory = try DaemonProcessTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        chown(directory.path, SecurityTests.owner, SecurityTests.owner)
+        let socket = directory.appendingPathComponent("mrtdd.sock").path
+        let config = directory.appendingPathComponent("mrtdd.conf")
+        try "socket-group = \n".write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(SecurityTests.owner)", "--regid=\(SecurityTests.owner)", "--clear-groups",
+                             try DaemonProcessTests.executable("mrtdd"), "--config", config.path, "--simulate", "--socket", socket]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try await DaemonProcessTests.waitForSocket(socket, client: DaemonClient(socketPath: socket))
+        // setpriv execs mrtdd in the same process.
+        let pid = process.processIdentifier
+        var status = stat()
+        #expect(stat("/proc/\(pid)/status", &status) == 0)
+        let realUID = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(whereSeparator: \.isWhitespace).dropFirst().first
+        #expect(realUID == "\(SecurityTests.owner)", "mrtdd runs as uid \(SecurityTests.owner)")
+        #expect(status.st_uid == 0, "/proc/PID of an undumpable process belongs to root (was \(status.st_uid))")
+        let environ = try await ConsoleTests.run("/usr/bin/setpriv", [
+            "--reuid=\(SecurityTests.owner)", "--regid=\(SecurityTests.owner)", "--clear-groups", "/bin/cat", "/proc/\(pid)/environ",
+        ])
+        #expect(environ.status != 0, "its own uid cannot read its environment: \(environ.output)")
+        process.terminate()
+        #expect(try await DaemonProcessTests.waitForExit(process) == 0)
+    }
+}
