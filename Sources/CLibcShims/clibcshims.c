@@ -32,6 +32,10 @@ int cthread_set_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
+int cmalloc_perturb(int byte) {
+    return mallopt(M_PERTURB, byte);
+}
+
 int cmalloc_trim(void) {
     return malloc_trim(0);
 }

@@ -1,4 +1,5 @@
 internal import CLibcShims
+import Glibc
 
 /// glibc's allocator settings the daemon uses (issue 14, flat memory).
 package enum Heap {
@@ -16,6 +17,22 @@ package enum Heap {
     /// of RssAnon (docs/performance.md). Setting either value turns the raising off.
     @discardableResult
     package static func fixThresholds(mmap: Int32, trim: Int32) -> Bool { cmalloc_fix_thresholds(mmap, trim) == 1 }
+
+    /// Freed memory overwritten (mallopt M_PERTURB): glibc fills each block it frees with `byte`
+    /// (and each block it hands out with its complement), so what a freed block held (a decoded
+    /// access key, a request body, a result) is gone from the heap, not left for a core dump or a
+    /// reader of /proc/PID/mem. Blocks glibc keeps in its per-thread cache (tcache, blocks up to
+    /// 1 KiB, a few of each size) are not overwritten: `GLIBC_TUNABLES=glibc.malloc.tcache_count=0`
+    /// turns that cache off (systemd/mrtdd.service sets it). False when glibc refused.
+    @discardableResult
+    package static func perturbFreedMemory(with byte: Int32) -> Bool { cmalloc_perturb(byte) == 1 }
+
+    /// Whether glibc's per-thread cache was turned off at start (`glibc.malloc.tcache_count=0` in
+    /// GLIBC_TUNABLES): only then does `perturbFreedMemory` reach every freed block.
+    package static var threadCacheOff: Bool {
+        guard let tunables = getenv("GLIBC_TUNABLES") else { return false }
+        return String(cString: tunables).split(separator: ":").contains("glibc.malloc.tcache_count=0")
+    }
 
     /// malloc_trim(0): the free pages of every arena go back to the system; true when some did.
     @discardableResult

@@ -14,6 +14,10 @@ int cmalloc_limit_arenas(int count);
 /// turn off glibc's dynamic raising of both; 1 when glibc took both.
 int cmalloc_fix_thresholds(int mmap, int trim);
 
+/// mallopt(M_PERTURB, byte): glibc fills every block with ~byte when it hands it out and with byte
+/// when it is freed (except blocks it keeps in its per-thread cache, tcache); 1 when glibc took it.
+int cmalloc_perturb(int byte);
+
 /// malloc_trim(0): returns the free pages of every arena to the system; 1 when memory was released.
 int cmalloc_trim(void);
 
