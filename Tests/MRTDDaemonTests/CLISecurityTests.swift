@@ -122,8 +122,8 @@ import Testing
     }
 
     /// While a read through the daemon waits for its document, another uid sees neither the key in
-    /// mrtdctl's command line nor its environment and memory: the process is undumpable, its
-    /// /proc/PID entries root's (item 14).
+    /// mrtdctl's command line nor its environment: the process is undumpable, the files in its /proc/PID
+    /// root's (item 14).
     @Test func aWaitingDaemonReadShowsNoKeyAndIsNotDumpable() async throws {
         guard SecurityTests.canSwitchUsers() else { return }
         // 2 s per APDU: the read is still going when the checks run.
@@ -148,8 +148,9 @@ import Testing
         #expect(!cmdline.output.contains("L898902C3"), "the key is in argv: \(cmdline.output)")
         let environ = try await Self.runAs(Self.attacker, "/bin/cat", "\(proc)/environ", in: daemon.directory)
         #expect(environ.status != 0, "the same uid read mrtdctl's environment: \(environ.output)")
+        // /proc/PID itself keeps the process's uid; the files in it are root's when it is undumpable.
         var info = stat()
-        #expect(stat(proc, &info) == 0 && info.st_uid == 0, "\(proc) belongs to uid \(info.st_uid), not root: mrtdctl is dumpable")
+        #expect(stat("\(proc)/environ", &info) == 0 && info.st_uid == 0, "\(proc)/environ belongs to uid \(info.st_uid), not root: mrtdctl is dumpable")
         let status = try String(contentsOfFile: "\(proc)/status", encoding: .utf8)
         #expect(status.contains("Uid:\t\(Self.attacker)"), "mrtdctl runs as \(Self.attacker): \(status)")
         #expect(read.isRunning, "mrtdctl was still waiting for the read")
@@ -196,7 +197,7 @@ import Testing
             sys.stdout.write(seen.decode(errors="replace"))
             sys.exit(os.waitstatus_to_exitcode(status))
             """
-        let python = daemon.directory.appendingPathComponent("pty.py")
+        let python = daemon.directory.appendingPathComponent("prompt.py")
         try script.write(to: python, atomically: false, encoding: .utf8)
         let output = daemon.directory.appendingPathComponent("pty.out")
         let process = Process()
