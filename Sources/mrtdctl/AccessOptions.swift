@@ -18,7 +18,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 /// with no key at all prompts for it on the terminal, echo off. A key given as an argument still works.
 struct AccessOptions: ParsableArguments {
     /// The warning in the help of each option that takes a key.
-    static let argvIsPublic = "A key given here is visible to every local user (ps, /proc/PID/cmdline) while mrtdctl runs: give - to read it from standard input, or use --access-file or the prompt."
+    static let argvIsPublic = "WARNING: a key given here is visible to every local user (ps, /proc/PID/cmdline) while mrtdctl runs; prefer -, --access-file or the prompt."
 
     @Option(help: "The full MRZ as printed (lines separated by newlines, or concatenated); - reads it from standard input, to its end. \(argvIsPublic)")
     var mrz: String?

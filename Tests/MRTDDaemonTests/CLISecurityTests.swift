@@ -16,18 +16,18 @@ import Testing
     static let key = "L898902C3,740812,120415"
     static let wrongKey = "L898902C3,740812,990101"
 
-    /// `mrtdctl ARGS` with umask 022, as `uid` (setpriv) or as this process, `input` on its standard
-    /// input; started, not waited for. Standard output and error both go to `output`.
-    static func start(_ arguments: [String], input: String = "", as uid: UInt32? = nil, output: URL) throws -> Process {
-        let command = ["/bin/sh", "-c", "umask 022 && exec \"$@\"", "sh", try DaemonProcessTests.executable("mrtdctl")] + arguments
+    /// The command line of `mrtdctl ARGS` with umask 022 (what a user's shell has).
+    static func mrtdctl(_ arguments: [String]) throws -> [String] {
+        ["/bin/sh", "-c", "umask 022 && exec \"$@\"", "sh", try DaemonProcessTests.executable("mrtdctl")] + arguments
+    }
+
+    /// `command` as `uid` (setpriv) or as this process, `input` on its standard input; started, not
+    /// waited for. Standard output and error both go to `output`.
+    static func start(_ command: [String], input: String = "", as uid: UInt32? = nil, output: URL) throws -> Process {
+        let line = uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups"] + command } ?? command
         let process = Process()
-        if let uid {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command
-        } else {
-            process.executableURL = URL(fileURLWithPath: command[0])
-            process.arguments = Array(command.dropFirst())
-        }
+        process.executableURL = URL(fileURLWithPath: line[0])
+        process.arguments = Array(line.dropFirst())
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = process.standardOutput
@@ -39,10 +39,12 @@ import Testing
         return process
     }
 
-    /// `mrtdctl ARGS` to its end: the exit status and what it printed.
-    static func run(_ arguments: [String], input: String = "", as uid: UInt32? = nil, in directory: URL) async throws -> (status: Int32, output: String) {
-        let output = directory.appendingPathComponent("mrtdctl-\(UUID().uuidString.prefix(8)).out")
-        let process = try start(arguments, input: input, as: uid, output: output)
+    /// `command` to its end: the exit status and what it printed.
+    static func run(
+        _ command: [String], input: String = "", as uid: UInt32? = nil, in directory: URL
+    ) async throws -> (status: Int32, output: String) {
+        let output = directory.appendingPathComponent("run-\(UUID().uuidString.prefix(8)).out")
+        let process = try start(command, input: input, as: uid, output: output)
         let status = try await DaemonProcessTests.waitForExit(process, timeout: .seconds(120))
         return (status, try String(contentsOf: output, encoding: .utf8))
     }
@@ -81,17 +83,17 @@ import Testing
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         for (input, expected) in [(Self.key, "valid"), (Self.wrongKey, "failed")] {
-            let piped = try await Self.run(["read", "--simulate", "--json", "--mrz-key", "-"], input: input + "\n", in: directory)
+            let piped = try await Self.run(Self.mrtdctl(["read", "--simulate", "--json", "--mrz-key", "-"]), input: input + "\n", in: directory)
             #expect(Self.status(piped.output) == expected, "--mrz-key - with \(input): \(piped.output)")
             let file = directory.appendingPathComponent("key-\(expected)")
             try "# the specimen\nmrz-key=\(input)\n".write(to: file, atomically: false, encoding: .utf8)
             chmod(file.path, 0o600)
-            let filed = try await Self.run(["read", "--simulate", "--json", "--access-file", file.path], in: directory)
+            let filed = try await Self.run(Self.mrtdctl(["read", "--simulate", "--json", "--access-file", file.path]), in: directory)
             #expect(Self.status(filed.output) == expected, "--access-file with \(input): \(filed.output)")
         }
-        let can = try await Self.run(["read", "--simulate", "--sim-chip", "can-only", "--json", "--can", "-"], input: "123456\n", in: directory)
+        let can = try await Self.run(Self.mrtdctl(["read", "--simulate", "--sim-chip", "can-only", "--json", "--can", "-"]), input: "123456\n", in: directory)
         #expect(Self.status(can.output) == "valid" && can.output.contains("\"password\" : \"CAN\""), "--can -: \(can.output)")
-        let help = try await Self.run(["help", "read"], in: directory)
+        let help = try await Self.run(Self.mrtdctl(["help", "read"]), in: directory)
         let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(words.contains("visible to every local user"), "the help warns that argv is public: \(help.output)")
     }
@@ -115,7 +117,7 @@ import Testing
         let link = directory.appendingPathComponent("link")
         symlink(private_.path, link.path)
         for (file, reason) in [(readable, "mode 644"), (foreign, "owned by uid \(Self.attacker)"), (link, "symbolic link")] {
-            let result = try await Self.run(["read", "--simulate", "--json", "--access-file", file.path], in: directory)
+            let result = try await Self.run(Self.mrtdctl(["read", "--simulate", "--json", "--access-file", file.path]), in: directory)
             #expect(result.status == 64 && result.output.contains(reason), "\(file.lastPathComponent): \(result.status) \(result.output)")
             #expect(Self.status(result.output) == nil, "nothing was read with \(file.lastPathComponent)")
         }
@@ -133,7 +135,7 @@ import Testing
         chmod(daemon.socket, 0o666)
         let output = daemon.directory.appendingPathComponent("read.out")
         let read = try Self.start(
-            ["read", "--socket", daemon.socket, "--mrz-key", "-", "--timeout", "30"], input: Self.key + "\n", as: Self.attacker, output: output)
+            Self.mrtdctl(["read", "--socket", daemon.socket, "--mrz-key", "-", "--timeout", "30"]), input: Self.key + "\n", as: Self.attacker, output: output)
         defer { if read.isRunning { kill(read.processIdentifier, SIGKILL) } }
         let deadline = ContinuousClock.now + .seconds(30)
         while !((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("mrtdctl: job ") {
@@ -143,10 +145,10 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         let proc = "/proc/\(read.processIdentifier)"
-        let cmdline = try await Self.runAs(Self.attacker, "/bin/cat", "\(proc)/cmdline", in: daemon.directory)
+        let cmdline = try await Self.run(["/bin/cat", "\(proc)/cmdline"], as: Self.attacker, in: daemon.directory)
         #expect(cmdline.output.contains("mrtdctl") && cmdline.output.contains("--mrz-key"), "cmdline was read: \(cmdline.output)")
         #expect(!cmdline.output.contains("L898902C3"), "the key is in argv: \(cmdline.output)")
-        let environ = try await Self.runAs(Self.attacker, "/bin/cat", "\(proc)/environ", in: daemon.directory)
+        let environ = try await Self.run(["/bin/cat", "\(proc)/environ"], as: Self.attacker, in: daemon.directory)
         #expect(environ.status != 0, "the same uid read mrtdctl's environment: \(environ.output)")
         // /proc/PID itself keeps the process's uid; the files in it are root's when it is undumpable.
         var info = stat()
@@ -154,20 +156,6 @@ import Testing
         let status = try String(contentsOfFile: "\(proc)/status", encoding: .utf8)
         #expect(status.contains("Uid:\t\(Self.attacker)"), "mrtdctl runs as \(Self.attacker): \(status)")
         #expect(read.isRunning, "mrtdctl was still waiting for the read")
-    }
-
-    /// A program as `uid`, to its end.
-    static func runAs(_ uid: UInt32, _ arguments: String..., in directory: URL) async throws -> (status: Int32, output: String) {
-        let output = directory.appendingPathComponent("as-\(UUID().uuidString.prefix(8)).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = process.standardOutput
-        try process.run()
-        let status = try await DaemonProcessTests.waitForExit(process)
-        return (status, try String(contentsOf: output, encoding: .utf8))
     }
 
     /// With no key on a terminal, a read through the daemon asks for it with echo off: the key typed
@@ -199,20 +187,9 @@ import Testing
             """
         let python = daemon.directory.appendingPathComponent("prompt.py")
         try script.write(to: python, atomically: false, encoding: .utf8)
-        let output = daemon.directory.appendingPathComponent("pty.out")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [python.path, try DaemonProcessTests.executable("mrtdctl"), "read", "--socket", daemon.socket, "--json"]
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = process.standardOutput
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data((Self.key + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let status = try await DaemonProcessTests.waitForExit(process, timeout: .seconds(90))
-        let terminal = try String(contentsOf: output, encoding: .utf8)
+        let (status, terminal) = try await Self.run(
+            ["/usr/bin/python3", python.path, try DaemonProcessTests.executable("mrtdctl"), "read", "--socket", daemon.socket, "--json"],
+            input: Self.key + "\n", in: daemon.directory)
         #expect(status == 0 && terminal.contains("Access key") && Self.status(terminal) == "valid", "\(status): \(terminal)")
         #expect(!terminal.contains(Self.key), "the key was echoed: \(terminal)")
     }
@@ -249,7 +226,7 @@ import Testing
             (["--record", planted.appendingPathComponent("session.json").path], "symbolic link"),
         ]
         for attempt in attempts {
-            let result = try await Self.run(read + attempt.options, as: Self.victim, in: directory)
+            let result = try await Self.run(Self.mrtdctl(read + attempt.options), as: Self.victim, in: directory)
             #expect(result.status != 0 && result.output.contains("refusing to write") && result.output.contains(attempt.reason),
                     "\(attempt.options): \(result.status) \(result.output)")
             #expect(try String(contentsOf: precious, encoding: .utf8) == "the victim's own file\n", "\(attempt.options) wrote through the link")
@@ -259,7 +236,7 @@ import Testing
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
         chown(shared.path, Self.victim, Self.victim)
         chmod(shared.path, 0o777)
-        let open = try await Self.run(read + ["--dump", shared.path], as: Self.victim, in: directory)
+        let open = try await Self.run(Self.mrtdctl(read + ["--dump", shared.path]), as: Self.victim, in: directory)
         #expect(open.status != 0 && open.output.contains("writable by group or others"), "\(open.output)")
     }
 
@@ -269,7 +246,7 @@ import Testing
         let daemon = try await ConsoleTests.SimulatedDaemon.start()
         defer { Self.remove(daemon) }
         let read = try await Self.run(
-            ["read", "--socket", daemon.socket, "--mrz-key", Self.key, "--data-groups", "5,7"], in: daemon.directory)
+            Self.mrtdctl(["read", "--socket", daemon.socket, "--mrz-key", Self.key, "--data-groups", "5,7"]), in: daemon.directory)
         let words = read.output.split(whereSeparator: \.isWhitespace).map(String.init)
         let id = try #require(words.drop { $0 != "job" }.dropFirst().first, "\(read.output)")
         let precious = daemon.directory.appendingPathComponent("precious")
@@ -281,7 +258,7 @@ import Testing
         chown(planted.path, Self.attacker, Self.attacker)
         chmod(planted.path, 0o777)
         for options in [["--images", planted.path], ["--face", planted.appendingPathComponent("face.jpg").path]] {
-            let result = try await Self.run(["result", id, "--socket", daemon.socket] + options, in: daemon.directory)
+            let result = try await Self.run(Self.mrtdctl(["result", id, "--socket", daemon.socket] + options), in: daemon.directory)
             #expect(result.status != 0 && result.output.contains("refusing to write"), "\(options): \(result.output)")
             #expect(try String(contentsOf: precious, encoding: .utf8) == "root's own file\n", "\(options) wrote through the link")
         }
@@ -298,7 +275,7 @@ import Testing
         let face = directory.appendingPathComponent("face.jpg").path
         let arguments = ["read", "--simulate", "--sim-full-lds", "--data-groups", "5,7", "--dump", dump, "--images", images, "--face", face]
         for run in 1...2 {
-            let result = try await Self.run(arguments, in: directory)
+            let result = try await Self.run(Self.mrtdctl(arguments), in: directory)
             #expect(result.status == 0, "run \(run): \(result.output)")
             #expect(Self.mode(dump) == 0o700 && Self.mode(images) == 0o700, "run \(run): \(String(Self.mode(dump), radix: 8))")
             let files = try FileManager.default.contentsOfDirectory(atPath: dump).map { "\(dump)/\($0)" }
@@ -308,7 +285,7 @@ import Testing
             chmod(face, 0o644)  // the second run makes it private again
         }
         link(face, directory.appendingPathComponent("second-link").path)
-        let linked = try await Self.run(arguments, in: directory)
+        let linked = try await Self.run(Self.mrtdctl(arguments), in: directory)
         #expect(linked.status != 0 && linked.output.contains("single link"), "\(linked.output)")
     }
 }
