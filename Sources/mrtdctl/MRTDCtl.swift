@@ -21,21 +21,13 @@ struct MRTDCtl: AsyncParsableCommand {
         version: MRTDVersion.string,
         subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self])
 
-    /// ArgumentParser's own `main`, after making the process undumpable before anything else: `read`
-    /// holds access keys and `console` its token, and an undumpable process's /proc/PID/mem and
-    /// environ are root's, out of reach of other programs of the same uid (issue 31, item 14).
+    /// ArgumentParser's `main`, once the process is undumpable, before anything else, for every
+    /// subcommand: `read` holds access keys and `console` its token, and an undumpable process's
+    /// /proc/PID/mem and environ are root's, out of reach of other programs of the same uid, and it
+    /// leaves no core (issue 31, item 14).
     static func main() async {
         ProcessHardening.disableCoreDumps()
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 }
 

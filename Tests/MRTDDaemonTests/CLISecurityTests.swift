@@ -93,6 +93,16 @@ import Testing
         }
         let can = try await Self.run(Self.mrtdctl(["read", "--simulate", "--sim-chip", "can-only", "--json", "--can", "-"]), input: "123456\n", in: directory)
         #expect(Self.status(can.output) == "valid" && can.output.contains("\"password\" : \"CAN\""), "--can -: \(can.output)")
+        // The MRZ as printed, both lines; the second with a wrong date of expiry does not open the chip.
+        let lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+        let mrz = try await Self.run(Self.mrtdctl(["read", "--simulate", "--json", "--mrz", "-"]), input: lines.joined(separator: "\n") + "\n", in: directory)
+        #expect(Self.status(mrz.output) == "valid", "--mrz -: \(mrz.output)")
+        let file = directory.appendingPathComponent("mrz")
+        let wrong = "L898902C36UTO7408122F9901018ZE184226B<<<<<14"  // expiry 990101, check digits recomputed
+        try "mrz=\(lines[0])\nmrz=\(wrong)\n".write(to: file, atomically: false, encoding: .utf8)
+        chmod(file.path, 0o400)
+        let filed = try await Self.run(Self.mrtdctl(["read", "--simulate", "--json", "--access-file", file.path]), in: directory)
+        #expect(Self.status(filed.output) == "failed" && filed.output.contains("accessDenied"), "mrz= lines: \(filed.output)")
         let help = try await Self.run(Self.mrtdctl(["help", "read"]), in: directory)
         let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(words.contains("visible to every local user"), "the help warns that argv is public: \(help.output)")
