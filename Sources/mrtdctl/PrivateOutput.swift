@@ -124,6 +124,7 @@ enum PrivateOutput {
         switch code {
         case ELOOP: "it is a symbolic link (possibly planted by another user); give a path that is not a link"
         case ENOTDIR: "not a directory"
+        case ENXIO: "it is not a regular file (a FIFO or a socket)"
         default: String(cString: strerror(code))
         }
     }
