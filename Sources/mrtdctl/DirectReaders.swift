@@ -92,7 +92,7 @@ struct DirectReadOptions: ParsableArguments {
         if simulate && reader != nil { throw ValidationError("--reader does not apply to --simulate") }
         if !direct && wait != nil { throw ValidationError("--wait needs --direct (through the daemon use --timeout)") }
         if let wait, !(wait > 0 && wait <= 86_400) { throw ValidationError("--wait must be between 0 and 86400 seconds") }
-        if direct && !hasAccessKey { throw ValidationError("--direct needs the document's access key (--mrz, --mrz-key or --can)") }
+        if direct && !hasAccessKey { throw ValidationError("--direct needs the document's access key (--mrz, --mrz-key, --can or --access-file)") }
     }
 }
 

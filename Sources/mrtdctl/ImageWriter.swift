@@ -2,7 +2,8 @@ import FoundationEssentials
 import MRTDCore
 
 /// `--images DIR`: writes every image besides the face (DG5, DG7, DG11, DG12, DG3, DG4) as
-/// `DIR/NAME.EXT`, the bytes as stored on the chip. Personal data: the directory is created 0700.
+/// `DIR/NAME.EXT`, the bytes as stored on the chip. Personal data: written as `PrivateOutput` says
+/// (a 0700 directory of this user's, 0600 files, no link followed).
 enum ImageWriter {
     static func fileName(_ name: String, mimeType: String) -> String {
         let ext = ["image/jpeg": "jpg", "image/jp2": "jp2", "image/j2k": "j2k", "image/png": "png", "image/x-wsq": "wsq"]
@@ -10,13 +11,8 @@ enum ImageWriter {
     }
 
     static func write(_ images: [(name: String, bytes: [UInt8], mimeType: String)], to directory: String) throws {
-        let url = URL(fileURLWithPath: directory, isDirectory: true)
-        try FileManager.default.createDirectory(
-            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        for image in images {
-            // Names come from this program's own parser (`portrait-1`, ...), never from the chip.
-            try Data(image.bytes).write(to: url.appendingPathComponent(fileName(image.name, mimeType: image.mimeType)))
-        }
+        // Names come from this program's own parser (`portrait-1`, ...), never from the chip.
+        try PrivateOutput.write(images.map { (fileName($0.name, mimeType: $0.mimeType), $0.bytes) }, toDirectory: directory)
     }
 
     /// The images of a direct read.

@@ -7,6 +7,7 @@ import MRTDSimulation
 import MRTDTranscript
 import MRTDVerification
 import MRTDClient
+import Glibc
 
 @main
 struct MRTDCtl: AsyncParsableCommand {
@@ -19,6 +20,15 @@ struct MRTDCtl: AsyncParsableCommand {
             """,
         version: MRTDVersion.string,
         subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self])
+
+    /// ArgumentParser's `main`, once the process is undumpable, before anything else, for every
+    /// subcommand: `read` holds access keys and `console` its token, and an undumpable process's
+    /// /proc/PID/mem and environ are root's, out of reach of other programs of the same uid, and it
+    /// leaves no core (issue 31, item 14).
+    static func main() async {
+        ProcessHardening.disableCoreDumps()
+        await main(nil)
+    }
 }
 
 /// Exit codes other programs may rely on.
@@ -42,12 +52,6 @@ struct Read: AsyncParsableCommand {
     @Flag(help: "Read the built-in virtual specimen passport in-process.")
     var simulate = false
 
-    @Option(help: "The full MRZ as printed (lines separated by newlines, or concatenated).")
-    var mrz: String?
-
-    @Option(name: .customLong("mrz-key"), help: "Document number, date of birth and date of expiry: DOCNO,YYMMDD,YYMMDD.")
-    var mrzKey: String?
-
     @Option(name: .customLong("data-groups"), help: "Data groups to read besides DG1 and DG2, comma separated (default 14,15).")
     var dataGroups: String?
 
@@ -57,16 +61,16 @@ struct Read: AsyncParsableCommand {
     @Flag(help: "Print the result model as JSON.")
     var json = false
 
-    @Option(help: "Write the face image to this file.")
+    @Option(help: "Write the face image to this file (mode 0600; a link is refused, an earlier file of yours replaced).")
     var face: String?
 
-    @Option(help: "Write the raw files (EF_COM.bin, EF_SOD.bin, DG1.bin, ...) to this directory.")
+    @Option(help: "Write the raw files (EF_COM.bin, EF_SOD.bin, DG1.bin, ...) to this directory (made 0700; an existing one must be yours and writable by you only).")
     var dump: String?
 
-    @Option(help: "Write the images besides the face (portrait-1.jpg, document-front.jpg, finger-1.wsq, ...; from --data-groups 3,4,5,7,11,12) to this directory.")
+    @Option(help: "Write the images besides the face (portrait-1.jpg, document-front.jpg, finger-1.wsq, ...; from --data-groups 3,4,5,7,11,12) to this directory (as --dump).")
     var images: String?
 
-    @Option(help: "Record the session (every APDU and random byte, and the access key: personal data) to this transcript file for `mrtdctl replay`.")
+    @Option(help: "Record the session (every APDU and random byte, and the access key: personal data) to this transcript file for `mrtdctl replay` (as --face).")
     var record: String?
 
     @OptionGroup(title: "Virtual chip (with --simulate)")
@@ -100,10 +104,8 @@ struct Read: AsyncParsableCommand {
     @OptionGroup var daemonRead: DaemonReadOptions
 
     func validate() throws {
-        if mrz != nil && mrzKey != nil {
-            throw ValidationError("give either --mrz or --mrz-key, not both")
-        }
-        try direct.validate(simulate: simulate, hasAccessKey: mrz != nil || mrzKey != nil || accessOptions.can != nil)
+        // On a terminal, a read with no key asks for it (AccessOptions).
+        try direct.validate(simulate: simulate, hasAccessKey: accessOptions.hasKey || isatty(0) == 1)
         if terminal != nil && !simulate && !direct.direct {
             throw ValidationError("--terminal applies to --simulate and --direct; the daemon uses its terminal-directory setting")
         }
@@ -115,17 +117,19 @@ struct Read: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The simulated read has its specimen's key as the default: no prompt.
+        let access = try accessOptions.resolved(prompt: !simulate)
         if !simulate && !direct.direct {
             return try await DaemonRead.run(
-                daemon: daemon, options: daemonRead, mrz: mrz, mrzKey: mrzKey, can: accessOptions.can,
-                reader: direct.reader, accessPolicy: accessOptions.access, dataGroups: try dataGroupNumbers(),
+                daemon: daemon, options: daemonRead, mrz: access.mrz, mrzKey: access.mrzKey, can: access.can,
+                reader: direct.reader, accessPolicy: access.access, dataGroups: try dataGroupNumbers(),
                 json: json, face: face, images: images)
         }
-        let key = try accessKey()
+        let key = try accessKey(access)
         let groups = try dataGroupNumbers().map { [1, 2] + $0 } ?? [1, 2, 14, 15]
         var options = ReadOptions(
-            accessKey: accessOptions.accessKey(mrz: key), dataGroups: groups,
-            reader: .init(preferExtendedLength: !noExtendedLength), access: accessOptions.access,
+            accessKey: access.accessKey(mrz: key), dataGroups: groups,
+            reader: .init(preferExtendedLength: !noExtendedLength), access: access.access,
             trustStore: try trustOptions.store(trustingSimulation: simulate))
         if let terminal {
             do {
@@ -173,7 +177,7 @@ struct Read: AsyncParsableCommand {
     /// Writes what was asked for, prints the result, and sets the exit status.
     private func finish(_ read: DocumentReader.Read) throws {
         if let dump {
-            try writeDump(read.files, to: dump)
+            try PrivateOutput.write(read.files.map { ("\($0.key.name).bin", $0.value) }, toDirectory: dump)
         }
         if let images {
             try ImageWriter.write(files: read.files, to: images)
@@ -182,7 +186,7 @@ struct Read: AsyncParsableCommand {
             guard let dg2 = read.files[.dg(2)], let image = try? DG2(rawBytes: dg2).faces.first?.imageData else {
                 throw ValidationError("no face image was read; nothing written to \(face)")
             }
-            try Data(image).write(to: URL(fileURLWithPath: face))
+            try PrivateOutput.write(image, toFile: face)
         }
         if json {
             print(try ResultPrinter.json(read.result))
@@ -208,10 +212,10 @@ struct Read: AsyncParsableCommand {
         }
     }
 
-    private func accessKey() throws -> MRZKey {
+    private func accessKey(_ access: AccessOptions) throws -> MRZKey {
         do {
-            if let mrz { return try MRZ(mrz).accessKey }
-            if let mrzKey { return try MRZKey(parsing: mrzKey) }
+            if let mrz = access.mrz { return try MRZ(mrz).accessKey }
+            if let mrzKey = access.mrzKey { return try MRZKey(parsing: mrzKey) }
         } catch {
             throw ValidationError("\(error)")
         }
@@ -219,13 +223,6 @@ struct Read: AsyncParsableCommand {
         return try MRZ(SpecimenDocument.erikssonMRZ).accessKey
     }
 
-    private func writeDump(_ files: [LDSFile: [UInt8]], to directory: String) throws {
-        let url = URL(fileURLWithPath: directory, isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        for (file, bytes) in files {
-            try Data(bytes).write(to: url.appendingPathComponent("\(file.name).bin"))
-        }
-    }
 }
 
 struct SimulationOptions: ParsableArguments {
@@ -292,7 +289,7 @@ enum RecordedRead {
     ) async throws -> DocumentReader.Read {
         let (read, transcript) = await Transcript.read(links, reader: reader, atr: atr, options: options, recording: record != nil)
         if let record, let transcript {
-            try transcript.json().write(to: URL(fileURLWithPath: record))
+            try PrivateOutput.write(transcript.json(), toFile: record)
         }
         return read
     }

@@ -61,8 +61,8 @@ struct Result: AsyncParsableCommand {
     @OptionGroup var daemon: DaemonOptions
     @Argument(help: "The job id.") var id: String
     @Flag(help: "Print the job as JSON.") var json = false
-    @Option(help: "Write the face image to this file.") var face: String?
-    @Option(help: "Write the images besides the face to this directory.") var images: String?
+    @Option(help: "Write the face image to this file (as read --face).") var face: String?
+    @Option(help: "Write the images besides the face to this directory (as read --images).") var images: String?
 
     func run() async throws {
         let client = daemon.client
@@ -112,7 +112,7 @@ enum DaemonRead {
         } else if let can {
             access.can = can
         } else {
-            throw ValidationError("reading through mrtdd needs --mrz, --mrz-key or --can")
+            throw ValidationError("reading through mrtdd needs --mrz, --mrz-key, --can or --access-file (or a terminal to ask on)")
         }
         let request = ReadJobRequest(
             reader: reader, access: access, dataGroups: dataGroups,
@@ -156,7 +156,7 @@ enum DaemonRead {
     ) async throws {
         if let face, job.result?.face != nil {
             let image = try await reportingDaemonErrors { try await client.face(job.id) }
-            try Data(image.bytes).write(to: URL(fileURLWithPath: face))
+            try PrivateOutput.write(image.bytes, toFile: face)
         }
         if let images, let listed = job.result?.images {
             var fetched: [(name: String, bytes: [UInt8], mimeType: String)] = []
