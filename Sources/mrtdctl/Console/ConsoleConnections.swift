@@ -29,6 +29,10 @@ struct ConsoleChannel: ServerChildChannel {
                 channel.close(promise: nil)
                 return value
             }
+            // A fixed send buffer instead of the kernel's autotuning (up to 4 MiB on loopback): what a
+            // browser that stops reading can hold in the kernel stays small, and the relay's bound
+            // (`ConsoleServer.relayBound`) is reached soon after.
+            try? channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: ConsoleServer.sendBuffer)
             return value
         }
     }

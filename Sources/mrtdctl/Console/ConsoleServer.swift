@@ -29,6 +29,9 @@ struct ConsoleServer: Sendable {
     /// daemon's own buffer per subscriber is as large). Beyond it the browser is dropped: its
     /// connection is closed, and its EventSource reconnects and resumes.
     static let relayBound = 512
+    /// SO_SNDBUF of each connection (the kernel doubles it): ample for the page and a face image
+    /// over loopback.
+    static let sendBuffer = 64 * 1024
 
     init(client: DaemonClient, token: String, pageServed: @escaping @Sendable () -> Void = {}) {
         self.client = client
