@@ -53,6 +53,26 @@ import Testing
 
     static func token(of url: String) -> String { String(url.split(separator: "/").last ?? "") }
 
+    /// `mrtdctl console` with no daemon behind it (its socket absent): enough for the page and the gates.
+    struct StandaloneConsole {
+        let directory: URL
+        let process: Process
+        let url: String
+        let port: Int
+
+        static func start() async throws -> StandaloneConsole {
+            let directory = try DaemonProcessTests.temporaryDirectory()
+            let console = try await ConsoleTests.startConsole(socket: directory.appendingPathComponent("absent.sock").path, directory: directory)
+            let port = URL(string: console.url)?.port ?? 0
+            return StandaloneConsole(directory: directory, process: console.process, url: console.url, port: port)
+        }
+
+        func stop() {
+            if process.isRunning { process.terminate() }
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
     // MARK: Item 1: --open
 
     @Test func openHandsTheBrowserAPrivateLaunchPageAndNeverTheTokenOnACommandLine() async throws {
@@ -186,11 +206,9 @@ import Testing
     }
 
     @Test func aHalfSentRequestHeadAndASilentConnectionAreClosedWithinTheIdleTimeout() async throws {
-        let directory = try DaemonProcessTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let console = try await ConsoleTests.startConsole(socket: directory.appendingPathComponent("absent.sock").path, directory: directory)
-        defer { if console.process.isRunning { console.process.terminate() } }
-        let port = try #require(URL(string: console.url)?.port)
+        let console = try await StandaloneConsole.start()
+        defer { console.stop() }
+        let port = console.port
         let clock = ContinuousClock()
         let start = clock.now
         let silent = try RawSocket(tcpPort: port, receiveTimeout: 30)
@@ -243,24 +261,23 @@ import Testing
         #expect(state != "01", "the console still holds the stalled subscriber after \(reads) reads in \(elapsed)")
         // What reaches the subscriber once it reads again: what was buffered, then the end.
         let drained = stalled.receiveUntilEnd()
-        #expect(drained.closed, "the stalled subscriber's connection was not closed")
-        #expect(drained.text.hasPrefix("HTTP/1.1 200") && drained.text.contains("event: "), "\(drained.text.prefix(300))")
+        let closed = drained.closed, held = drained.text.utf8.count, head = String(drained.text.prefix(300))
+        #expect(closed, "the stalled subscriber's connection was not closed")
+        #expect(head.hasPrefix("HTTP/1.1 200") && head.contains("event: "), "\(head)")
         // The kernel's send buffer (64 KiB, doubled) was all that still reached it: not the relay's 512 events.
-        #expect(drained.text.utf8.count < 1_000_000, "\(drained.text.utf8.count) bytes were held for a subscriber that did not read")
+        #expect(held < 1_000_000, "\(held) bytes were held for a subscriber that did not read")
         print("""
             FIGURES console relay: stalled subscriber dropped after \(reads) reads in \(elapsed); \
-            \(drained.text.utf8.count) bytes were buffered for it; console VmRSS \(rssBefore) KiB before, \(rssAfter) KiB after
+            \(held) bytes were buffered for it; console VmRSS \(rssBefore) KiB before, \(rssAfter) KiB after
             """)
     }
 
     // MARK: Item 13: one Host, origin-form targets
 
     @Test func twoHostFieldsOrAnAbsoluteFormTargetAreAnswered400() async throws {
-        let directory = try DaemonProcessTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let console = try await ConsoleTests.startConsole(socket: directory.appendingPathComponent("absent.sock").path, directory: directory)
-        defer { if console.process.isRunning { console.process.terminate() } }
-        let port = try #require(URL(string: console.url)?.port)
+        let console = try await StandaloneConsole.start()
+        defer { console.stop() }
+        let port = console.port
         let token = Self.token(of: console.url), host = "127.0.0.1:\(port)"
         func answer(_ request: String) throws -> (status: Int, body: String)? {
             let socket = try RawSocket(tcpPort: port, receiveTimeout: 10)

@@ -16,13 +16,7 @@ final class RawSocket: @unchecked Sendable {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (i, b) in bytes.prefix(raw.count - 1).enumerated() { raw[i] = b }
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw TestFailure("connect() failed: \(errno)")
-        }
+        try Self.connect(fd, to: address)
         setReceiveTimeout(receiveTimeout)
     }
 
@@ -38,14 +32,21 @@ final class RawSocket: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        try Self.connect(fd, to: address)
+        setReceiveTimeout(receiveTimeout)
+    }
+
+    /// connect(2) to a `sockaddr_un` or `sockaddr_in`; closes `fd` when it fails.
+    private static func connect<Address>(_ fd: Int32, to address: Address) throws {
+        var address = address
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
         guard result == 0 else {
+            let code = errno
             close(fd)
-            throw TestFailure("connect() failed: \(errno)")
+            throw TestFailure("connect() failed: \(code)")
         }
-        setReceiveTimeout(receiveTimeout)
     }
 
     /// The local port (of a TCP connection).
