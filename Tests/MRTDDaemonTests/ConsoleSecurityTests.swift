@@ -75,41 +75,70 @@ import Testing
 
     // MARK: Item 1: --open
 
+    /// `mrtdctl console --open` with a stand-in for the browser first on PATH: an `xdg-open` that
+    /// records its pid and arguments, then stays running (as a browser would) so that its
+    /// /proc/PID/cmdline can be read.
+    struct OpenedConsole {
+        let directory: URL
+        let runtime: URL
+        let process: Process
+        let url: String
+        /// What the stand-in recorded: its pid, then its arguments, a line each.
+        let recorded: String
+        let browser: Int32
+        let arguments: [String]
+
+        var token: String { ConsoleSecurityTests.token(of: url) }
+        /// The launch page named by the one argument (empty without one).
+        var page: String { String((arguments.first ?? "").dropFirst("file://".count)) }
+
+        static func start() async throws -> OpenedConsole {
+            let directory = try DaemonProcessTests.temporaryDirectory()
+            let bin = directory.appendingPathComponent("bin"), runtime = directory.appendingPathComponent("runtime")
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+            chmod(runtime.path, 0o700)
+            let record = directory.appendingPathComponent("xdg-open.args").path
+            let fake = bin.appendingPathComponent("xdg-open").path
+            try """
+                #!/bin/sh
+                printf '%s\\n' "$$" "$@" > "\(record).tmp" && mv "\(record).tmp" "\(record)"
+                trap 'kill $! 2>/dev/null; exit 0' TERM
+                sleep 120 & wait
+
+                """.write(toFile: fake, atomically: true, encoding: .utf8)
+            chmod(fake, 0o755)
+            let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            let console = try await ConsoleTests.startConsole(
+                socket: directory.appendingPathComponent("absent.sock").path, directory: directory, arguments: ["--open"],
+                environment: ["PATH": path, "XDG_RUNTIME_DIR": runtime.path])
+            do {
+                let recorded = try await ConsoleSecurityTests.poll("xdg-open to run") { try? String(contentsOfFile: record, encoding: .utf8) }
+                let lines = recorded.split(separator: "\n").map(String.init)
+                guard let browser = lines.first.flatMap({ Int32($0) }) else { throw TestFailure("xdg-open recorded \(recorded)") }
+                return OpenedConsole(
+                    directory: directory, runtime: runtime, process: console.process, url: console.url, recorded: recorded,
+                    browser: browser, arguments: Array(lines.dropFirst()))
+            } catch {
+                console.process.terminate()
+                throw error
+            }
+        }
+
+        func stop() {
+            if process.isRunning { process.terminate() }
+            kill(browser, SIGTERM)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
     @Test func openHandsTheBrowserAPrivateLaunchPageAndNeverTheTokenOnACommandLine() async throws {
-        let directory = try DaemonProcessTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let bin = directory.appendingPathComponent("bin"), runtime = directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        chmod(runtime.path, 0o700)
-        // The browser's stand-in, first on PATH: records its pid and arguments, then stays running
-        // (as a browser would) so that its /proc/PID/cmdline can be read.
-        let record = directory.appendingPathComponent("xdg-open.args").path
-        let fake = bin.appendingPathComponent("xdg-open").path
-        try """
-            #!/bin/sh
-            printf '%s\\n' "$$" "$@" > "\(record).tmp" && mv "\(record).tmp" "\(record)"
-            trap 'kill $! 2>/dev/null; exit 0' TERM
-            sleep 120 & wait
-
-            """.write(toFile: fake, atomically: true, encoding: .utf8)
-        chmod(fake, 0o755)
-        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let console = try await ConsoleTests.startConsole(
-            socket: directory.appendingPathComponent("absent.sock").path, directory: directory, arguments: ["--open"],
-            environment: ["PATH": path, "XDG_RUNTIME_DIR": runtime.path])
-        defer { if console.process.isRunning { console.process.terminate() } }
-        let token = Self.token(of: console.url)
+        let console = try await OpenedConsole.start()
+        defer { console.stop() }
+        let token = console.token, pid = console.browser, arguments = console.arguments, page = console.page
         #expect(token.count == 64, "\(console.url)")
-
-        let recorded = try await Self.poll("xdg-open to run") { try? String(contentsOfFile: record, encoding: .utf8) }
-        let lines = recorded.split(separator: "\n").map(String.init)
-        let pid = try #require(lines.first.flatMap { Int32($0) }, "\(recorded)")
-        defer { kill(pid, SIGTERM) }
-        let arguments = Array(lines.dropFirst())
-        #expect(!recorded.contains(token), "the token is on xdg-open's command line: \(arguments)")
-        #expect(arguments.count == 1 && arguments[0].hasPrefix("file://\(runtime.path)/mrtdctl-console-"), "\(arguments)")
-        let page = String((arguments.first ?? "").dropFirst("file://".count))
+        #expect(!console.recorded.contains(token), "the token is on xdg-open's command line: \(arguments)")
+        #expect(arguments.count == 1 && arguments[0].hasPrefix("file://\(console.runtime.path)/mrtdctl-console-"), "\(arguments)")
         let pageDirectory = (page as NSString).deletingLastPathComponent
 
         if SecurityTests.canSwitchUsers() {
@@ -138,6 +167,17 @@ import Testing
         // Once the console has served its page, the launch page and its directory are gone.
         _ = try await Self.poll("the launch page's removal") { FileManager.default.fileExists(atPath: pageDirectory) ? nil : true }
         #expect(!FileManager.default.fileExists(atPath: page))
+    }
+
+    @Test func theLaunchPageIsRemovedWhenTheConsoleStopsUnused() async throws {
+        let console = try await OpenedConsole.start()
+        defer { console.stop() }
+        let page = console.page, pageDirectory = (console.page as NSString).deletingLastPathComponent
+        #expect(FileManager.default.fileExists(atPath: page), "no launch page at \(page)")
+        // Nothing fetched the page; SIGTERM (as Ctrl-C) removes it and its directory.
+        console.process.terminate()
+        #expect(try await DaemonProcessTests.waitForExit(console.process) == 0)
+        #expect(!FileManager.default.fileExists(atPath: pageDirectory), "the launch page outlived the console: \(pageDirectory)")
     }
 
     // MARK: Item 3: idle connections, timeouts, the connection cap

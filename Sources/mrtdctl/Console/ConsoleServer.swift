@@ -27,7 +27,7 @@ struct ConsoleServer: Sendable {
     static let keepalive: Duration = .seconds(15)
     /// Event-stream chunks held for a browser that reads slower than the daemon sends (the
     /// daemon's own buffer per subscriber is as large). Beyond it the browser is dropped: its
-    /// connection is closed, and its EventSource reconnects and resumes.
+    /// connection is closed, and its EventSource reconnects.
     static let relayBound = 512
     /// SO_SNDBUF of each connection (the kernel doubles it): ample for the page and a face image
     /// over loopback.
@@ -69,7 +69,7 @@ struct ConsoleServer: Sendable {
 
     // MARK: Gate
 
-    func respond(to request: Request, channel: (any Channel)? = nil) async -> Response {
+    func respond(to request: Request, channel: (any Channel)?) async -> Response {
         let port = boundPort.current
         guard Self.allowedHost(request.head.authority, port: port) else {
             return Self.text(.misdirectedRequest, "this console answers only to 127.0.0.1:\(port) or localhost:\(port)\n")
