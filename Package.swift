@@ -146,8 +146,11 @@ let package = Package(
                 // `mrtdctl console` serves its page on 127.0.0.1 (docs/console.md): the console's own
                 // server, not the daemon's.
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Its HTTP/1 channel behind the console's own admission and request-target gate.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
 
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),

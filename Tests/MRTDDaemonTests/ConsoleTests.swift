@@ -85,13 +85,18 @@ import Testing
         return false
     }
 
-    /// Starts `mrtdctl console` and waits for the URL it prints.
-    static func startConsole(socket: String, directory: URL) async throws -> (process: Process, url: String, output: URL) {
+    /// Starts `mrtdctl console` (with `arguments` after its own, `environment` over the test's, and
+    /// run through `launcher`, such as prlimit, when given) and waits for the URL it prints.
+    static func startConsole(
+        socket: String, directory: URL, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []
+    ) async throws -> (process: Process, url: String, output: URL) {
         let output = directory.appendingPathComponent("console.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try DaemonProcessTests.executable("mrtdctl"))
-        process.arguments = ["console", "--socket", socket]
+        let command = launcher + [try DaemonProcessTests.executable("mrtdctl"), "console", "--socket", socket] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = process.standardOutput
         try process.run()

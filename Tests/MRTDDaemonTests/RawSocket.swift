@@ -16,14 +16,51 @@ final class RawSocket: @unchecked Sendable {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (i, b) in bytes.prefix(raw.count - 1).enumerated() { raw[i] = b }
         }
+        try Self.connect(fd, to: address)
+        setReceiveTimeout(receiveTimeout)
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` (the console). `receiveBuffer` sets SO_RCVBUF before
+    /// connecting: a small window for a client that stops reading.
+    init(tcpPort port: Int, receiveTimeout: Double = 30, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket() failed") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        try Self.connect(fd, to: address)
+        setReceiveTimeout(receiveTimeout)
+    }
+
+    /// connect(2) to a `sockaddr_un` or `sockaddr_in`; closes `fd` when it fails.
+    private static func connect<Address>(_ fd: Int32, to address: Address) throws {
+        var address = address
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
         guard result == 0 else {
+            let code = errno
             close(fd)
-            throw TestFailure("connect() failed: \(errno)")
+            throw TestFailure("connect() failed: \(code)")
         }
-        var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - Double(Int(receiveTimeout))) * 1e6))
+    }
+
+    /// The local port (of a TCP connection).
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func setReceiveTimeout(_ seconds: Double) {
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -44,15 +81,21 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// Everything until the peer closes or the timeout passes.
-    func receiveAll() -> String {
+    func receiveAll() -> String { receiveUntilEnd().text }
+
+    /// Everything until the peer closes or the timeout passes, and which of the two ended it
+    /// (`closed`: end of stream or a reset).
+    func receiveUntilEnd() -> (text: String, closed: Bool) {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
+            if n <= 0 {
+                let closed = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+                return (String(decoding: out, as: UTF8.self), closed)
+            }
             out += buffer[0..<n]
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The first answer's status code and body (reads until the body of Content-Length is complete).

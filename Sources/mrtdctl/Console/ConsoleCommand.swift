@@ -22,7 +22,7 @@ struct Console: AsyncParsableCommand {
     @Option(help: "The port on 127.0.0.1 (default: a random free port).")
     var port: Int?
 
-    @Flag(help: "Open the console in the default browser (xdg-open).")
+    @Flag(help: "Open the console in the default browser (xdg-open on a private launch page: the token stays off command lines).")
     var open = false
 
     func validate() throws {
@@ -32,36 +32,63 @@ struct Console: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let stop = Self.exitOnSignals()
-        defer { stop.forEach { $0.cancel() } }
-        let server = ConsoleServer(client: daemon.client, token: ConsoleToken.random())
+        // The --open launch page, removed on every way out (Ctrl-C and SIGTERM included).
+        let launch = Locked<ConsoleLaunchFile?>(nil)
+        let stop = Self.exitOnSignals { launch.current?.remove() }
+        defer {
+            stop.forEach { $0.cancel() }
+            launch.current?.remove()
+        }
+        let server = ConsoleServer(client: daemon.client, token: ConsoleToken.random()) { launch.current?.remove() }
         try await server.run(port: port ?? 0) { url in
             // The URL (with its token) goes to the operator's terminal only, never to a log.
             StandardOutput.write("mrtdctl console: \(url)\n(daemon socket \(daemon.client.socketPath); Ctrl-C to stop)\n")
-            if open { Self.openInBrowser(url) }
+            guard open else { return }
+            let page = Self.openInBrowser(url)
+            launch.withValue { $0 = page }
         }
     }
 
-    /// SIGINT and SIGTERM end the process at once: the console keeps no state.
-    private static func exitOnSignals() -> [any DispatchSourceSignal] {
+    /// SIGINT and SIGTERM end the process at once (after `cleanup`): the console keeps no state.
+    private static func exitOnSignals(cleanup: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { Glibc.exit(0) }
+            source.setEventHandler {
+                cleanup()
+                Glibc.exit(0)
+            }
             source.resume()
             return source
         }
     }
 
-    /// xdg-open through env(1) (it finds it on PATH), reaped in the background.
-    private static func openInBrowser(_ url: String) {
+    /// xdg-open through env(1) (it finds it on PATH), reaped in the background. It gets the `file://`
+    /// URL of a launch page that only this user can read, never the console's URL: the command lines
+    /// of xdg-open and of the browser are readable by every local user (/proc/PID/cmdline). The page
+    /// is removed after `ConsoleLaunchFile.lifetime` if the console has not served it by then.
+    private static func openInBrowser(_ url: String) -> ConsoleLaunchFile? {
         let environment = ProcessInfo.processInfo.environment
+        let page: ConsoleLaunchFile
         do {
-            let pid = try ChildProcess.spawn("/usr/bin/env", arguments: ["xdg-open", url], environment: environment)
+            page = try ConsoleLaunchFile(url: url, environment: environment)
+        } catch {
+            StandardError.write("mrtdctl: cannot write the launch page (\(error)); open the URL yourself\n")
+            return nil
+        }
+        do {
+            let pid = try ChildProcess.spawn("/usr/bin/env", arguments: ["xdg-open", page.fileURL], environment: environment)
             Task.detached { _ = await ChildProcess.wait(pid) }
         } catch {
             StandardError.write("mrtdctl: cannot run xdg-open (\(error)); open the URL yourself\n")
+            page.remove()
+            return nil
         }
+        Task.detached {
+            try? await Task.sleep(for: ConsoleLaunchFile.lifetime)
+            page.remove()
+        }
+        return page
     }
 }
 

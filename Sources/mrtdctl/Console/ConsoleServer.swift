@@ -1,12 +1,12 @@
 import FoundationEssentials
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MRTDCrypto
 import MRTDClient
 import MRTDCore
 import NIOCore
-import MRTDCore
 
 /// The console's HTTP server on 127.0.0.1: the page, and a handful of routes proxied to mrtdd's
 /// socket. Every request must carry the token as the first path segment (`/TOKEN/...`) and a Host
@@ -14,16 +14,47 @@ import MRTDCore
 struct ConsoleServer: Sendable {
     let client: DaemonClient
     let token: String
+    /// Runs each time the page itself is served (`--open` then removes its launch page).
+    let pageServed: @Sendable () -> Void
     /// The bound port, known once the server runs (port 0 picks a free one).
     let boundPort = Locked(0)
 
     static let maxRequestBody = 16 * 1024
+    /// A connection that sends no complete request head within this time, after it opens or after
+    /// an answer, is closed (Hummingbird's idle timeout). The event stream is an answer being
+    /// written and stays open; its keepalive comes every `keepalive`.
+    static let idleTimeout: TimeAmount = .seconds(10)
+    static let keepalive: Duration = .seconds(15)
+    /// Event-stream chunks held for a browser that reads slower than the daemon sends (the
+    /// daemon's own buffer per subscriber is as large). Beyond it the browser is dropped: its
+    /// connection is closed, and its EventSource reconnects.
+    static let relayBound = 512
+    /// SO_SNDBUF of each connection (the kernel doubles it): ample for the page and a face image
+    /// over loopback.
+    static let sendBuffer = 64 * 1024
+
+    init(client: DaemonClient, token: String, pageServed: @escaping @Sendable () -> Void = {}) {
+        self.client = client
+        self.token = token
+        self.pageServed = pageServed
+    }
 
     func run(port: Int, onListening: @escaping @Sendable (String) -> Void) async throws {
         var logger = Logger(label: "mrtdctl.console")
         logger.logLevel = .error  // no request logging: paths carry the token
+        let admission = ConsoleAdmission()
+        var decoder = HTTP1Channel.Configuration.DecoderConfiguration()
+        decoder.maxHeaderFieldSize = 8 * 1024
+        decoder.maxHeaderListSize = 32 * 1024
+        decoder.maxHeaderFieldCount = 100
+        let http1 = HTTP1Channel.Configuration(idleTimeout: Self.idleTimeout, httpDecoderConfiguration: decoder)
         let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in await self.respond(to: request) },
+            responder: CallbackResponder<ConsoleRequestContext> { request, context in
+                await self.respond(to: request, channel: context.channel)
+            },
+            server: HTTPServerBuilder { responder in
+                ConsoleChannel(http: HTTP1Channel(responder: responder, configuration: http1), admission: admission)
+            },
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port
@@ -38,7 +69,7 @@ struct ConsoleServer: Sendable {
 
     // MARK: Gate
 
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, channel: (any Channel)?) async -> Response {
         let port = boundPort.current
         guard Self.allowedHost(request.head.authority, port: port) else {
             return Self.text(.misdirectedRequest, "this console answers only to 127.0.0.1:\(port) or localhost:\(port)\n")
@@ -53,7 +84,7 @@ struct ConsoleServer: Sendable {
             return Self.text(.forbidden, "forbidden: cross-origin request\n")
         }
         do {
-            return try await route(request, Array(segments))
+            return try await route(request, Array(segments), channel: channel)
         } catch let error as DaemonClientError {
             return Self.json(.badGateway, #"{"error":"daemonUnavailable","message":"\#(Self.escaped(error.description))"}"#)
         } catch {
@@ -72,7 +103,7 @@ struct ConsoleServer: Sendable {
 
     // MARK: Routes
 
-    private func route(_ request: Request, _ path: [Substring]) async throws -> Response {
+    private func route(_ request: Request, _ path: [Substring], channel: (any Channel)?) async throws -> Response {
         let method = request.method
         switch path {
         case [""], []:
@@ -81,6 +112,7 @@ struct ConsoleServer: Sendable {
                 return Response(status: .seeOther, headers: Self.securityHeaders([.location: "/\(token)/"]))
             }
             guard method == .get else { return Self.notAllowed("GET") }
+            pageServed()
             return Self.asset(ConsoleAssets.html, "text/html; charset=utf-8")
         case ["console.js"]:
             guard method == .get else { return Self.notAllowed("GET") }
@@ -93,7 +125,7 @@ struct ConsoleServer: Sendable {
             return Self.relay(try await client.send(.get, "/v1/readers"))
         case ["api", "events"]:
             guard method == .get else { return Self.notAllowed("GET") }
-            return events()
+            return events(closing: channel)
         case ["api", "reads"]:
             guard method == .post else { return Self.notAllowed("POST") }
             return try await createRead(request)
@@ -143,8 +175,16 @@ struct ConsoleServer: Sendable {
 
     /// `GET /v1/events` re-sent as Server-Sent Events (with the daemon's ids). A comment every 15 s
     /// finds a closed browser tab, which ends the forwarding and the daemon subscription with it.
-    private func events() -> Response {
-        let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
+    /// At most `relayBound` chunks wait for a browser that stopped reading: one more closes its
+    /// `connection` (a stalled writer would never see the stream end) instead of buffering without end.
+    private func events(closing connection: (any Channel)?) -> Response {
+        let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(Self.relayBound))
+        let send: @Sendable (String) -> Void = { text in
+            if case .dropped = continuation.yield(ByteBuffer(string: text)) {
+                continuation.finish()
+                connection?.close(promise: nil)
+            }
+        }
         let client = self.client
         let forward = Task {
             do {
@@ -152,15 +192,15 @@ struct ConsoleServer: Sendable {
                     var text = event.id.map { "id: \($0)\n" } ?? ""
                     text += "event: \(event.type)\n"
                     for line in event.data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
-                    continuation.yield(ByteBuffer(string: text + "\n"))
+                    send(text + "\n")
                 }
             } catch {}
             continuation.finish()  // the daemon went away: the browser's EventSource reconnects
         }
         let heartbeat = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(15))
-                continuation.yield(ByteBuffer(string: ": keepalive\n\n"))
+                try? await Task.sleep(for: Self.keepalive)
+                send(": keepalive\n\n")
             }
         }
         continuation.onTermination = { _ in
@@ -216,5 +256,17 @@ struct ConsoleServer: Sendable {
     static func escaped(_ text: String) -> String {
         let data = (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
         return String(data.dropFirst().dropLast())
+    }
+}
+
+/// Hummingbird's core context plus the connection (the event relay closes it when its browser
+/// falls behind).
+struct ConsoleRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: (any Channel)?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
     }
 }
