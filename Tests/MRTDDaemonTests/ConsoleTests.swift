@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,8 +81,7 @@ import Testing
     /// A tool the test needs: in CI its absence fails the test; elsewhere the test says it skipped.
     static func require(_ path: String, for what: String) -> Bool {
         if FileManager.default.isExecutableFile(atPath: path) { return true }
-        print("SKIPPED: \(path) is not installed (scripts/setup installs it); \(what) untested")
-        #expect(ProcessInfo.processInfo.environment["CI"] == nil, "\(path) is required in CI (scripts/setup)")
+        #expect(Prerequisite.skip("\(path) is not installed (scripts/setup installs it); \(what) untested"))
         return false
     }
 

@@ -15,14 +15,8 @@ import Logging
     static let linkErrors: Set<String> = ["readerUnavailable", "readerServiceFailure", "cardRemoved", "chipTimeout", "timeout"]
 
     static func unavailable(_ why: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        if ProcessInfo.processInfo.environment["CI"] != nil {
-            Issue.record("PC/SC daemon robustness test cannot run in CI: \(why)", sourceLocation: sourceLocation)
-        } else {
-            print("""
-                ***************************************************************************
-                ** SKIPPED PC/SC daemon robustness test: \(why)
-                ***************************************************************************
-                """)
+        if !Prerequisite.skip("PC/SC daemon robustness test: \(why)") {
+            Issue.record("PC/SC daemon robustness test cannot run: \(why)", sourceLocation: sourceLocation)
         }
     }
 

@@ -28,8 +28,7 @@ import Testing
         let path = URL(fileURLWithPath: DefaultTrustPath.repository).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/samples/gmrtd/sod/EF_SOD_\(country).bin").path
         guard FileManager.default.fileExists(atPath: path) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("../shared/samples missing (required under CI)") }
-            print("SKIPPED: ../shared/samples missing; mrtdctl verify of a real SOD not tested")
+            #expect(Prerequisite.skip("../shared/samples missing; mrtdctl verify of the real \(country) SOD not tested"))
             return nil
         }
         return path

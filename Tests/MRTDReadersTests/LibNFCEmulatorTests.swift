@@ -399,9 +399,7 @@ import Testing
     func libnfcsOwnNFCListSeesTheEmulatedCard(_ kind: PN532Emulator.Card.Kind) throws {
         let tool = "/usr/bin/nfc-list"
         guard FileManager.default.isExecutableFile(atPath: tool) else {
-            let ci = ProcessInfo.processInfo.environment["CI"] != nil
-            print("LibNFCEmulatorTests: \(ci ? "FAILED" : "SKIPPED") nfc-list check (\(tool) not installed; scripts/setup installs libnfc-bin)")
-            #expect(!ci, "nfc-list is missing in CI")
+            #expect(Prerequisite.skip("LibNFCEmulatorTests: nfc-list check (\(tool) not installed; scripts/setup installs libnfc-bin)"))
             return
         }
         let emulator = try PN532Emulator()

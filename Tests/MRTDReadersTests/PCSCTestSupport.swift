@@ -10,18 +10,11 @@ import Testing
 enum PCSCTestSupport {
     static let specimen = try! SpecimenDocument.make()
     static let key = try! MRZ(SpecimenDocument.erikssonMRZ).accessKey
-    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
 
-    /// Skips loudly, or fails when `CI` is set.
+    /// Fails, unless the caller allowed skips (`MRTD_ALLOW_SKIPS=1`, Prerequisite): then skips loudly.
     static func unavailable(_ why: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        if isCI {
-            Issue.record("PC/SC hardware-in-loop test cannot run in CI: \(why)", sourceLocation: sourceLocation)
-        } else {
-            print("""
-                ***************************************************************************
-                ** SKIPPED PC/SC hardware-in-loop test: \(why)
-                ***************************************************************************
-                """)
+        if !Prerequisite.skip("PC/SC hardware-in-loop test: \(why)") {
+            Issue.record("PC/SC hardware-in-loop test cannot run: \(why)", sourceLocation: sourceLocation)
         }
     }
 

@@ -54,25 +54,7 @@ import Testing
         #expect(entries == ["blacklist nfc", "blacklist pn533", "blacklist pn533_usb"])
     }
 
-    @Test func udevadmVerifyAcceptsTheRulesWhenAvailable() throws {
-        let candidates = ["/usr/bin/udevadm", "/bin/udevadm", "/sbin/udevadm", "/usr/sbin/udevadm"]
-        guard let udevadm = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("UdevRulesTests: SKIPPED udevadm verify (udevadm not installed); the syntax checks above ran")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: udevadm)
-        process.arguments = ["verify", Self.rulesPath]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        if process.terminationStatus != 0 && text.contains("Unknown command") {
-            print("UdevRulesTests: SKIPPED udevadm verify (this udevadm predates systemd 255)")
-            return
-        }
-        #expect(process.terminationStatus == 0, "udevadm verify: \(text)")
-    }
+    // No `udevadm verify` check: it needs systemd 255, and Debian 12 (these machines, CI and the
+    // package's test container) has 252, so such a test only ever returned early (issue 33, item 3).
+    // The checks above parse the rules themselves.
 }
