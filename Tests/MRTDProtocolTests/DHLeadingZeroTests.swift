@@ -21,6 +21,10 @@ struct DHLeadingZeroTests {
     static let terminalMapKey = [UInt8](repeating: 0x11, count: 20)
     static let chipMapKey = [UInt8](repeating: 0x22, count: 20)
     static let ordinaryKey = [UInt8](repeating: 0x33, count: 20)
+    /// The two tokens of a session between `ordinaryKey` and the first leading-zero key (either way
+    /// round: K is the same), computed by a second implementation, scripts/crosscheck-pace-dh-token
+    /// (Python integers, hashlib, pyca/cryptography CMAC): over the 00-leading value, over the other.
+    static let crossCheckedTokens = (overLeadingZeroValue: "AD1EB7E396C64516", overOrdinaryValue: "3280B2DD3BF80FDC")
 
     /// `g^ = g^s · H mod p` for the fixed nonce and mapping keys (§4.4.3.3.1).
     static func mappedGenerator() throws -> [UInt8] {
@@ -101,6 +105,8 @@ struct DHLeadingZeroTests {
         let (terminalPK, chipPK) = try Self.checkTokens(exchanges, terminalKey: terminalKey)
         #expect(terminalPK.first != 0 && terminalPK.count < Self.group.fieldByteCount, "DO 83 without the leading 00")
         #expect(chipPK.count == Self.group.fieldByteCount, "the chip's value has no leading zero here")
+        #expect(try Self.answer(exchanges[4], 0x86) == [UInt8](hex: Self.crossCheckedTokens.overLeadingZeroValue))
+        #expect(try Self.command(exchanges[4], 0x85) == [UInt8](hex: Self.crossCheckedTokens.overOrdinaryValue))
         // The mapping key (DO 81) is a minimal unsigned integer as well.
         #expect(try Self.command(exchanges[2], 0x81).first != 0)
     }
@@ -112,6 +118,8 @@ struct DHLeadingZeroTests {
         let exchanges = try await Self.runPACE(terminalKey: Self.ordinaryKey, chipKey: chipKey)
         let (_, chipPK) = try Self.checkTokens(exchanges, terminalKey: Self.ordinaryKey)
         #expect(chipPK.first != 0 && chipPK.count < Self.group.fieldByteCount, "DO 84 without the leading 00")
+        #expect(try Self.command(exchanges[4], 0x85) == [UInt8](hex: Self.crossCheckedTokens.overLeadingZeroValue))
+        #expect(try Self.answer(exchanges[4], 0x86) == [UInt8](hex: Self.crossCheckedTokens.overOrdinaryValue))
     }
 
     /// CA with DH (3DES: MSE:Set KAT; AES: GENERAL AUTHENTICATE with a CA v2 token) after BAC, with a
