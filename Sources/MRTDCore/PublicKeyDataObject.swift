@@ -6,12 +6,15 @@ import SwiftASN1
 public enum PublicKeyDataObject {
     /// `7F49 { 06 oid, 86 point | 84 y }`.
     ///
-    /// - Parameter publicKey: the key exactly as exchanged (encoded point, or DH value).
+    /// - Parameter publicKey: the key as exchanged (encoded point, or DH value). The DH value y goes
+    ///   in as an unsigned integer with the minimal number of octets (§9.4.1), whatever leading
+    ///   zeros it came with (issue 32).
     public static func encode(protocolOID: String, keyAgreement: KeyAgreementAlgorithm, publicKey: [UInt8]) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
         let oid = serializer.serializedBytes
-        let key = TLV.encode(tag: keyAgreement == .ecdh ? 0x86 : 0x84, value: publicKey)
+        let key = TLV.encode(tag: keyAgreement == .ecdh ? 0x86 : 0x84,
+                             value: MinimalBytes.publicKey(publicKey, keyAgreement: keyAgreement))
         return TLV.encode(tag: 0x7F49, value: oid + key)
     }
 

@@ -111,7 +111,8 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
         try locked { scope in
             let base = try element(generator)
-            return try power(base, secret: privateKey).bytes(length: fieldByteCount)
+            // An unsigned integer, minimal (Doc 9303-11 §9.4.1): not padded to the length of p (issue 32).
+            return try power(base, secret: privateKey).bytes()
         }
     }
 

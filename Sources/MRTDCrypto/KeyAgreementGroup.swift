@@ -3,7 +3,9 @@ public import MRTDCore
 
 /// A group for (EC)DH key agreement: an elliptic curve over a prime field or a prime-order subgroup
 /// of Z_p*. Keys and group elements cross this API as bytes: private keys big-endian, EC public keys
-/// as uncompressed points (`04 || x || y`), DH public keys as big-endian integers of the length of p.
+/// as uncompressed points (`04 || x || y`), DH public keys as big-endian unsigned integers without
+/// leading zero bytes (Doc 9303-11 §9.4.1; any length up to that of p is accepted). The DH shared
+/// secret and the other group elements (generators) keep the length of p.
 ///
 /// An instance owns its OpenSSL objects (group, scratch context) and serialises calls with a lock,
 /// so one instance can serve a whole PACE run without allocating them again.

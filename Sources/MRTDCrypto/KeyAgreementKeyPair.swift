@@ -11,7 +11,7 @@ public struct KeyAgreementKeyPair: Sendable {
 
     /// ECDH or DH.
     public var algorithm: KeyAgreementAlgorithm { publicKey.algorithm }
-    /// The public key in wire encoding (uncompressed point, or DH integer padded to the length of `p`).
+    /// The public key in wire encoding (uncompressed point, or DH unsigned integer without leading zeros).
     public var encodedPublicKey: [UInt8] { publicKey.encodedPublicKey }
 
     /// A fresh key pair on the group of `domain` (Doc 9303-11 §6.2.1: the terminal's ephemeral key

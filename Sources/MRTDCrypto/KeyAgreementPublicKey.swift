@@ -23,7 +23,7 @@ public struct KeyAgreementPublicKey: Sendable {
     /// Whether the parameters were given explicitly rather than by name or ID.
     public let hasExplicitParameters: Bool
     /// The public key as it travels in Chip Authentication and PACE: `04 || x || y` (EC, uncompressed)
-    /// or the big-endian integer left-padded to the byte length of `p` (DH).
+    /// or the big-endian unsigned integer without leading zero bytes (DH, Doc 9303-11 §9.4.1).
     public let encodedPublicKey: [UInt8]
 
     /// ECDH or DH.
@@ -81,7 +81,7 @@ public struct KeyAgreementPublicKey: Sendable {
     }
 
     /// A key on `group` from its wire encoding: EC points are stored uncompressed, DH values
-    /// left-padded to the length of p (longer values are kept, and fail ``problem()``).
+    /// without leading zeros (values longer than p fail ``problem()``).
     init(group: any KeyAgreementGroup, explicit: Bool, encoded: [UInt8]) {
         self.group = group
         hasExplicitParameters = explicit
@@ -94,9 +94,7 @@ public struct KeyAgreementPublicKey: Sendable {
                 encodedPublicKey = encoded
             }
         case .dh:
-            let digits = Array(encoded.drop { $0 == 0 })
-            encodedPublicKey = digits.count <= group.fieldByteCount
-                ? [UInt8](repeating: 0, count: group.fieldByteCount - digits.count) + digits : encoded
+            encodedPublicKey = MinimalBytes.unsigned(encoded)
         }
     }
 

@@ -251,11 +251,13 @@ public enum ChipAuthentication {
     public static func authenticationToken(
         ksMac: [UInt8], caProtocol mechanism: ChipAuthenticationProtocol, terminalPublicKey: [UInt8]
     ) throws -> [UInt8] {
-        guard let oid = ObjectIdentifierContent.encode(mechanism.oid) else {
+        let object: [UInt8]
+        do {
+            object = try PublicKeyDataObject.encode(
+                protocolOID: mechanism.oid, keyAgreement: mechanism.keyAgreement, publicKey: terminalPublicKey)
+        } catch {
             throw ProtocolError.chipAuthentication(.unsupportedProtocol, detail: mechanism.oid)
         }
-        let keyTag: UInt = mechanism.keyAgreement == .ecdh ? 0x86 : 0x84
-        let object = TLV.encode(tag: 0x7F49, children: [TLV.encode(tag: 0x06, value: oid), TLV.encode(tag: keyTag, value: terminalPublicKey)])
         do {
             return Array(try AESCMAC.mac(key: ksMac, data: object).prefix(8))
         } catch {

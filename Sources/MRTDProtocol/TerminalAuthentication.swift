@@ -133,14 +133,15 @@ public enum TerminalAuthentication {
         return objects + [UInt8](repeating: 0, count: max(0, 36 - objects.count))
     }
 
-    /// `Comp()` of BSI TR-03110-3 §A.2.2.3: the x-coordinate of an EC point, the SHA-1 hash of a DH value.
+    /// `Comp()` of BSI TR-03110-3 §A.2.2.3: the x-coordinate of an EC point, the SHA-1 hash of a DH
+    /// value (the unsigned integer without leading zeros, as exchanged; issue 32).
     public static func compressed(_ publicKey: [UInt8], keyAgreement: KeyAgreementAlgorithm) -> [UInt8] {
         switch keyAgreement {
         case .ecdh:
             guard publicKey.first == 0x04, publicKey.count % 2 == 1 else { return publicKey }
             return Array(publicKey[1...(publicKey.count / 2)])
         case .dh:
-            return DigestAlgorithm.sha1.hash(publicKey)
+            return DigestAlgorithm.sha1.hash(MinimalBytes.unsigned(publicKey))
         }
     }
 

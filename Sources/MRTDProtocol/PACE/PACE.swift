@@ -256,13 +256,16 @@ public enum PACE {
         return object.bytes
     }
 
-    /// RELIABILITY PACE-04 / PACE-05: the chip's key must be valid and must not be ours.
+    /// RELIABILITY PACE-04 / PACE-05: the chip's key must be valid and must not be ours (a DH value
+    /// compared as an integer: leading zeros do not make it another key).
     private static func validate(_ theirs: [UInt8], ours: [UInt8], group: any KeyAgreementGroup, step: String) throws {
         do {
             try group.validatePublicKey(theirs)
         } catch {
             throw ProtocolError.paceInvalidPublicKey(step: step, "\(error)")
         }
-        if theirs == ours { throw ProtocolError.pacePublicKeyReflected(step: step) }
+        if MinimalBytes.publicKey(theirs, keyAgreement: group.keyAgreement) == ours {
+            throw ProtocolError.pacePublicKeyReflected(step: step)
+        }
     }
 }
