@@ -102,9 +102,20 @@ import Testing
         #expect(throws: CVCertificateError.self) { try CVCertificate(rawBytes: Array(good.dropLast())) }
         #expect(throws: CVCertificateError.self) { try CVCertificate(rawBytes: good + [0]) }
         #expect(throws: CVCertificateError.self) { try CVCertificate(rawBytes: [0x7F, 0x21, 0x00]) }
-        // Every truncation and every single-byte flip either parses or throws; never crashes.
-        for cut in stride(from: 0, to: good.count, by: 7) { _ = try? CVCertificate(rawBytes: Array(good.prefix(cut))) }
-        for i in good.indices { var b = good; b[i] ^= 0xFF; _ = try? CVCertificate(rawBytes: b) }
+        // Every truncation is rejected; a single-byte flip either throws or (inside a value such as
+        // the signature) parses into a body and signature that encode back to the flipped bytes.
+        for cut in stride(from: 0, to: good.count, by: 7) {
+            #expect(throws: CVCertificateError.self) { try CVCertificate(rawBytes: Array(good.prefix(cut))) }
+        }
+        var parsed = 0
+        for i in good.indices {
+            var flipped = good
+            flipped[i] ^= 0xFF
+            guard let certificate = try? CVCertificate(rawBytes: flipped) else { continue }
+            parsed += 1
+            #expect(TLV.encode(tag: 0x7F21, value: certificate.body + certificate.signatureObject) == flipped, "flip at \(i)")
+        }
+        #expect(parsed > 0 && parsed < good.count, "\(parsed) of \(good.count) flips parse")
     }
 
     @Test func datesFollowTheCalendar() throws {

@@ -1,6 +1,7 @@
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
+import SwiftASN1
 import Testing
 
 @testable import MRTDProtocol
@@ -35,25 +36,70 @@ import Testing
     static let specimen = try! SpecimenDocument.make(face: .jpeg2000, faceEncoding: .iso39794_5)
     static let jpegSpecimen = try! SpecimenDocument.make()
 
-    @Test func lDSParsersNeverTrapOnMutatedFiles() {
-        var parsed = 0
-        for (index, file) in [Self.specimen.files[.dg(2)]!, Self.jpegSpecimen.files[.dg(2)]!].enumerated() {
-            for m in Self.mutations(of: file, count: 1500, seed: UInt64(index + 1)) {
-                if (try? DG2(rawBytes: m)) != nil { parsed += 1 }
-                _ = FaceImage.dimensions(of: Array(m.dropFirst(40)))
+    /// Parses `file` and 1500 mutations of it with `parse`. The file itself parses; a mutation that
+    /// is a strict prefix of it fails as truncated TLV; the others parse or fail with `Failure`.
+    /// Returns how many mutations parsed and how many were rejected.
+    static func parseMutations<Failure: Error>(
+        of file: [UInt8], seed: UInt64, isTruncation: (Failure) -> Bool, _ parse: ([UInt8]) throws(Failure) -> Void
+    ) throws(Failure) -> (parsed: Int, rejected: Int) {
+        try parse(file)
+        var outcome = (parsed: 0, rejected: 0)
+        for m in mutations(of: file, count: 1500, seed: seed) {
+            let truncated = m.count < file.count && file.starts(with: m)
+            do throws(Failure) {
+                try parse(m)
+                outcome.parsed += 1
+                #expect(!truncated, "a prefix of \(m.count) of \(file.count) bytes parsed")
+            } catch {
+                outcome.rejected += 1
+                #expect(!truncated || isTruncation(error), "prefix of \(m.count) bytes: \(error)")
             }
         }
-        for m in Self.mutations(of: Self.specimen.files[.dg(1)]!, count: 1500, seed: 3) {
-            if (try? DG1(rawBytes: m)) != nil { parsed += 1 }
+        return outcome
+    }
+
+    static func isTruncation(_ error: LDSError) -> Bool {
+        if case .tlv(.truncated) = error { true } else { false }
+    }
+
+    @Test func lDSParsersNeverTrapOnMutatedFiles() throws {
+        var outcomes: [(parsed: Int, rejected: Int)] = []
+        for (index, file) in [Self.specimen.files[.dg(2)]!, Self.jpegSpecimen.files[.dg(2)]!].enumerated() {
+            outcomes.append(try Self.parseMutations(of: file, seed: UInt64(index + 1), isTruncation: Self.isTruncation) { m throws(LDSError) in
+                _ = FaceImage.dimensions(of: Array(m.dropFirst(40)))
+                _ = try DG2(rawBytes: m)
+            })
         }
-        for m in Self.mutations(of: Self.specimen.files[.com]!, count: 1500, seed: 4) {
-            if (try? EFCOM(rawBytes: m)) != nil { parsed += 1 }
+        outcomes.append(try Self.parseMutations(of: Self.specimen.files[.dg(1)]!, seed: 3, isTruncation: Self.isTruncation) {
+            m throws(LDSError) in _ = try DG1(rawBytes: m)
+        })
+        outcomes.append(try Self.parseMutations(of: Self.specimen.files[.com]!, seed: 4, isTruncation: Self.isTruncation) {
+            m throws(LDSError) in _ = try EFCOM(rawBytes: m)
+        })
+        outcomes.append(try Self.parseMutations(of: Self.specimen.files[.sod]!, seed: 5) { error in
+            if case .truncated = error { true } else { false }
+        } _: { m throws(TLVError) in _ = try TLV.parse(m, expecting: 0x77) })
+        // Each file has bytes (image, names, hashes) whose change keeps it parseable.
+        for outcome in outcomes { #expect(outcome.parsed > 0 && outcome.rejected > 0, "\(outcomes)") }
+    }
+
+    /// The SOD's signed content: what parses re-encodes to an equal value; the rest fails with
+    /// `ASN1Error` (a strict prefix, as too short).
+    @Test func ldsSecurityObjectParsesOrRejectsMutatedContent() throws {
+        let original = try LDSSecurityObject(
+            hashAlgorithmOID: DigestAlgorithm.sha256.oid,
+            dataGroupHashes: [1: DigestAlgorithm.sha256.hash([1]), 2: DigestAlgorithm.sha256.hash([2])]).derEncoded()
+        let outcome = try Self.parseMutations(of: original, seed: 7) { (error: ASN1Error) in
+            error.code == .truncatedASN1Field
+        } _: { m throws(ASN1Error) in
+            let parsed: LDSSecurityObject
+            do { parsed = try LDSSecurityObject(derEncoded: m) } catch let error as ASN1Error { throw error } catch {
+                Issue.record("not an ASN1Error: \(error)")
+                return
+            }
+            #expect((try? LDSSecurityObject(derEncoded: parsed.derEncoded())) == parsed)
         }
-        for m in Self.mutations(of: Self.specimen.files[.sod]!, count: 1500, seed: 5) {
-            _ = try? TLV.parse(m)
-            if let cms = try? TLV.parse(m, expecting: 0x77) { _ = try? LDSSecurityObject(derEncoded: cms.bytes) }
-        }
-        #expect(parsed > 0, "some mutations (bytes inside the image) still parse")
+        #expect(outcome.parsed > 0 && outcome.rejected > 0, "\(outcome)")
     }
 
     @Test func secureMessagingUnwrapNeverTrapsOnMutatedResponses() throws {
@@ -63,7 +109,14 @@ import Testing
         var accepted = 0
         for m in Self.mutations(of: valid, count: 3000, seed: 6) {
             var sm = SecureMessaging(cipher: .tripleDES, kEnc: kEnc, kMac: kMac, ssc: [UInt8](hex: "887022120C06C22B")!)
-            if (try? sm.unprotect(m)) != nil { accepted += 1 }
+            do {
+                let response = try sm.unprotect(m)
+                accepted += 1
+                // Only the unprotected trailing status word may differ; what is returned is the MACed content.
+                #expect(response.data.hex == "04303130365F36063034303030305C026175" && response.statusWord == .success)
+            } catch {
+                #expect(error is ProtocolError, "\(error)")
+            }
         }
         // The MAC covers every byte but the trailing status word, so only mutations confined to it
         // (or to nothing) may pass.
