@@ -66,9 +66,20 @@ struct PACEVectorTests {
         #expect(cipher.keyLength == length)
     }
 
-    @Test func aes256KeyIsTheWholeSHA256OfSecretAndCounter() {
-        let expected = DigestAlgorithm.sha256.hash(Self.g1SharedSecret + [0, 0, 0, 1])
-        #expect(KeyDerivation.derive(sharedSecret: Self.g1SharedSecret, counter: 1, cipher: .aes256) == expected)
-        #expect(KeyDerivation.derive(sharedSecret: Self.g1SharedSecret, counter: 1, cipher: .aes192) == Array(expected.prefix(24)))
+    /// Doc 9303-11 §9.7.1.2: AES-256 keys are SHA-256(K || c), AES-192 keys its first 24 bytes;
+    /// c = 00000001 (KS_Enc), 00000002 (KS_MAC), 00000003 (K_π). K is the Appendix G.1 shared secret.
+    /// The digests were computed outside this code base, with OpenSSL 3.0 and checked with Python's hashlib:
+    ///   K=28768D20701247DAE81804C9E780EDE582A9996DB4A315020B2733197DB84925
+    ///   echo -n "${K}0000000$c" | xxd -r -p | openssl dgst -sha256 -binary | xxd -p -c 64
+    ///   python3 -c "import hashlib; print(hashlib.sha256(bytes.fromhex('$K') + $c.to_bytes(4, 'big')).hexdigest())"
+    @Test(arguments: [
+        (KeyDerivation.encryptionCounter, "8419651A9932A555FE20D96406746A82F750F4CCB3D6BE786D4630BCC681BF0E"),
+        (KeyDerivation.macCounter, "AA35FDB8D201BC2FD2BD98550C6FE549568C5E769BE67F04733673B7C910A59F"),
+        (KeyDerivation.paceCounter, "CF2CF7835C1568DABF1934175E76D45676E0943B946284E9D3FDE5FA68F31192"),
+    ])
+    func aes192And256KeysAreSHA256OfSecretAndCounter(counter: UInt32, sha256: String) {
+        #expect(KeyDerivation.derive(sharedSecret: Self.g1SharedSecret, counter: counter, cipher: .aes256).hexString == sha256)
+        #expect(KeyDerivation.derive(sharedSecret: Self.g1SharedSecret, counter: counter, cipher: .aes192).hexString
+            == String(sha256.prefix(48)))
     }
 }
