@@ -58,6 +58,9 @@ import Testing
         #expect(Self.keyLines.filter { $0.name == "certs/test/dsc.key.pem" }.allSatisfy { TestPKI.dscPrivateKeyPEM.contains($0.line) })
     }
 
+    /// scripts/test sets it for the run after scripts/package: every binary must be there.
+    static var releaseRequired: Bool { ProcessInfo.processInfo.environment["MRTD_REQUIRE_RELEASE_BIN"] != nil }
+
     @Test(arguments: ["mrtdd", "mrtdctl"])
     func productBinaryHoldsNoTestOnlyPrivateKey(binary: String) throws {
         var checked = 0
@@ -67,7 +70,7 @@ import Testing
                 if kind == "release" {
                     // scripts/test runs this suite again after scripts/package with MRTD_REQUIRE_RELEASE_BIN=1:
                     // in CI the release half always runs, after the release build exists.
-                    if ProcessInfo.processInfo.environment["MRTD_REQUIRE_RELEASE_BIN"] != nil {
+                    if Self.releaseRequired {
                         Issue.record("no release \(binary) at \(path): run scripts/package first (MRTD_REQUIRE_RELEASE_BIN is set)")
                     }
                     print("SKIPPED: no release \(binary) at \(path) (scripts/package builds it; scripts/test checks it after the package step); its key check did not run here")
@@ -88,6 +91,9 @@ import Testing
             checked += 1
         }
         print("ReleaseBinaryKeyTests: \(binary): \(checked) build(s) checked")
+        // After scripts/package (scripts/test built the debug binaries first) every build is there:
+        // the release check above alone would pass with the debug half silently skipped.
+        if Self.releaseRequired { #expect(checked == Self.directories().count, "\(binary): \(checked) build(s) checked") }
     }
 
     /// The needles would find a key that is there: the test target's own binary embeds them.
