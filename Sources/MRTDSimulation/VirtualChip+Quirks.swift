@@ -1,4 +1,4 @@
-import MRTDCore
+public import MRTDCore
 import MRTDProtocol
 
 /// Behaviours of real chips found in public field reports (docs/field-quirks.md): each one a switch
@@ -18,8 +18,18 @@ public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomSt
     /// (NFCPassportReader#91).
     case eof6282 = "eof-6282"
     /// EF.DIR and EF.ATR/INFO (master file) answer `6982` before access control and are readable
-    /// after it (gmrtd#226).
+    /// after it (gmrtd#226); SELECT of the master file or of EF.DIR is refused with `6982` before
+    /// access control (gmrtd#460, NZ). Also named `ef-dir-refused-6982`.
     case efDir6982BeforeAccess = "ef-dir-6982-before-access"
+    /// SELECT of the master file or of EF.DIR refused with `6A81` (gmrtd#460, CN).
+    case efDirRefused6A81 = "ef-dir-refused-6a81"
+    /// SELECT of the master file or of EF.DIR refused with `6A86` (gmrtd#460, AU).
+    case efDirRefused6A86 = "ef-dir-refused-6a86"
+    /// SELECT of the master file or of EF.DIR refused with `6A87` (gmrtd#460, UA).
+    case efDirRefused6A87 = "ef-dir-refused-6a87"
+    /// INTERNAL AUTHENTICATE (Active Authentication) answered `6A88` (irmamobile#672: a UK passport
+    /// without DG15).
+    case aa6A88 = "aa-6a88"
     /// GET CHALLENGE works but BAC's EXTERNAL AUTHENTICATE answers `6A88`: the chip wants PACE
     /// (bettse/passy#3, NFCPassportReader#169).
     case bac6A88 = "bac-6a88"
@@ -36,7 +46,24 @@ public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomSt
 
     /// The quirk named `name` (case-insensitive), or nil.
     public init?(name: String) {
-        self.init(rawValue: name.lowercased())
+        let name = name.lowercased()
+        self.init(rawValue: Self.aliases[name] ?? name)
+    }
+
+    /// Second names: `ef-dir-refused-6982` is the one quirk of the `ef-dir-refused-*` family that
+    /// had a name before the family.
+    public static let aliases = ["ef-dir-refused-6982": efDir6982BeforeAccess.rawValue]
+
+    /// The status word SELECT of the master file or of EF.DIR is refused with (gmrtd#460), if any;
+    /// `6982` only before access control.
+    public var masterFileSelectRefusal: StatusWord? {
+        switch self {
+        case .efDir6982BeforeAccess: .securityStatusNotSatisfied
+        case .efDirRefused6A81: .functionNotSupported
+        case .efDirRefused6A86: .incorrectP1P2
+        case .efDirRefused6A87: .lcInconsistentWithP1P2
+        default: nil
+        }
     }
 
     /// Every name, for help texts and error messages.
@@ -69,6 +96,10 @@ struct VirtualQuirkState {
     var getResponses = 0
     /// Master-file reads refused before access control (`ef-dir-6982-before-access`).
     var refusedBeforeAccess = 0
+    /// SELECT commands of the master file or EF.DIR refused (`ef-dir-refused-*`).
+    var masterFileSelectsRefused = 0
+    /// INTERNAL AUTHENTICATE commands refused (`aa-6a88`).
+    var internalAuthenticatesRefused = 0
 }
 
 extension VirtualChip {
@@ -92,6 +123,12 @@ extension VirtualChip {
     /// Master-file reads refused with 6982 before access control (`ef-dir-6982-before-access`).
     public var refusedBeforeAccess: Int { quirkState.refusedBeforeAccess }
 
+    /// SELECT commands of the master file or EF.DIR refused so far (`ef-dir-refused-*`).
+    public var masterFileSelectsRefused: Int { quirkState.masterFileSelectsRefused }
+
+    /// INTERNAL AUTHENTICATE commands refused so far (`aa-6a88`).
+    public var internalAuthenticatesRefused: Int { quirkState.internalAuthenticatesRefused }
+
     /// GET RESPONSE commands answered so far (`respond-61xx`).
     public var getResponsesAnswered: Int { quirkState.getResponses }
 
@@ -103,6 +140,26 @@ extension VirtualChip {
             try? await Task.sleep(for: Self.slowReadDelay)
         }
         return process(bytes, injecting: fault)
+    }
+
+    /// The refusal a quirk gives `command` instead of the chip's answer, or nil: SELECT of the master
+    /// file (P1 00 with `3F00` or no data) or of EF.DIR (`2F00`) with `ef-dir-refused-*`, INTERNAL
+    /// AUTHENTICATE with `aa-6a88`.
+    func quirkRefusal(_ command: CommandAPDU) -> ResponseAPDU? {
+        if command.ins == 0x88, configuration.quirks.contains(.aa6A88) {
+            quirkState.internalAuthenticatesRefused += 1
+            return ResponseAPDU(statusWord: .referencedDataNotFound)
+        }
+        let masterFile = command.p1 == 0x00 && (command.data.isEmpty || command.data == [0x3F, 0x00])
+        let efDir = (command.p1 == 0x00 || command.p1 == 0x02) && command.data == [0x2F, 0x00]
+        guard command.ins == 0xA4, masterFile || efDir else { return nil }
+        let refusal = configuration.quirks.lazy.compactMap { quirk -> StatusWord? in
+            if quirk == .efDir6982BeforeAccess && self.secureMessaging != nil { return nil }
+            return quirk.masterFileSelectRefusal
+        }.first
+        guard let refusal else { return nil }
+        quirkState.masterFileSelectsRefused += 1
+        return ResponseAPDU(statusWord: refusal)
     }
 
     /// GET RESPONSE (ISO/IEC 7816-4 §11.6.1) for a pending `61xx` answer; nil when `bytes` is not one.

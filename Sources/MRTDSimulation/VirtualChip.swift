@@ -185,6 +185,7 @@ public actor VirtualChip: APDUTransport {
     }
 
     private func handle(_ command: CommandAPDU) -> ResponseAPDU {
+        if let answer = quirkRefusal(command) { return answer }
         if let answer = handleAuthentication(command) { return answer }
         if let answer = handleTerminalAuthentication(command) { return answer }
         switch command.ins {

@@ -22,6 +22,16 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
 
     public static let key = try! MRZ(SpecimenDocument.erikssonMRZ).accessKey
 
+    /// With `aa-6a88` (irmamobile#672), what `checks.activeAuthentication` must say and how many
+    /// INTERNAL AUTHENTICATE the chip refuses: without DG15 none is sent and AA is `notPerformed`
+    /// (`noDG15`); with DG15 signed in the SOD the refusal is reported, AA `failed`, and not retried.
+    public var expectedActiveAuthentication: (result: String, reason: String, internalAuthenticates: Int)? {
+        guard quirk == .aa6A88 else { return nil }
+        return configuration.files[.dg(15)] == nil
+            ? ("notPerformed", "noDG15", 0)
+            : (AuthenticationVerdict.failed, "activeAuthenticationRefused 6A88", 1)
+    }
+
     /// The read options for this scenario (the trust store is the caller's).
     public func options(recovery: RecoveryPolicy = .init(reconnectDelay: .zero)) -> ReadOptions {
         ReadOptions(accessKey: .mrz(Self.key), dataGroups: dataGroups, access: access, recovery: recovery)
@@ -42,6 +52,14 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
             config.endOfFileStatus = .success
             return config
         }
+        // Active Authentication: DG15 (RSA 1024) listed in EF.COM and hashed into the SOD.
+        func bacWithAA() throws -> VirtualChipConfiguration {
+            let fixture = try AuthenticationFixture.make(activeAuthentication: .rsa(bits: 1024, digest: .sha1))
+            var config = VirtualChipConfiguration(files: try SpecimenDocument.make(extraDataGroups: fixture.extraDataGroups).files,
+                                                  accessKey: key, extendedLength: true, endOfFileStatus: .success)
+            config.authentication = fixture.chip
+            return config
+        }
         let gm = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 12)
         let dh2048 = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!, parameterID: 2)
         func row(_ name: String, _ quirk: VirtualChipQuirk, _ base: VirtualChipConfiguration, access: AccessPolicy,
@@ -60,12 +78,20 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
             row("PACE, extended length", .le00Refused6B00, try pace(gm), access: .auto),
             row("BAC, short APDUs", .eof6282, bac(extendedLength: false), access: .bac),
             row("PACE", .efDir6982BeforeAccess, try pace(gm), access: .auto),
+            row("PACE", .efDirRefused6A81, try pace(gm), access: .auto),
+            row("PACE", .efDirRefused6A86, try pace(gm), access: .auto),
+            row("BAC", .efDirRefused6A87, bac(), access: .auto),
+            row("BAC, no DG15", .aa6A88, bac(), access: .bac, dataGroups: Self.withAADataGroups),
+            row("BAC, DG15 in the SOD", .aa6A88, try bacWithAA(), access: .bac, dataGroups: Self.withAADataGroups),
             row("PACE chip, access auto", .bac6A88, try pace(gm, bac: true), access: .auto),
             row("PACE chip, BAC asked for", .bac6A88, try pace(gm, bac: true), access: .bac, error: "bacNotSupported"),
             row("BAC", .extendedAnnouncedRefused, bac(), access: .bac),
             row("BAC, DG1", .slowRead1500ms, bac(), access: .bac, dataGroups: [1]),
         ]
     }
+
+    /// What the `aa-6a88` rows ask for: DG15 among them, so that only its absence keeps AA from running.
+    public static let withAADataGroups = [1, 2, 14, 15]
 
     /// `lock-after-failed-access`: a BAC chip that goes mute after ``VirtualChip/lockThreshold``
     /// failed authentications.

@@ -120,7 +120,8 @@ import MRTDCore
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.executable("mrtdd"))
         process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "2", "--socket", socket,
-                             "--sim-quirk", "respond-61xx", "--sim-quirk", "le00-6b00"]
+                             "--sim-quirk", "respond-61xx", "--sim-quirk", "le00-6b00",
+                             "--sim-quirk", "aa-6a88", "--sim-quirk", "ef-dir-refused-6a87", "--sim-quirk", "EF-DIR-REFUSED-6982"]
         process.standardError = FileHandle.nullDevice
         try process.run()
         let client = DaemonClient(socketPath: socket)
@@ -128,6 +129,8 @@ import MRTDCore
         let passport = try await client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
         #expect(passport.result?.status == .valid)
         #expect(passport.result?.transport.adjustments.contains { $0.hasPrefix("61xx") } == true)
+        // aa-6a88: the passport has DG15, so the refused INTERNAL AUTHENTICATE fails AA, not the read.
+        #expect(passport.result?.checks.activeAuthentication.result == "failed")
         let card = try await client.createRead(.init(reader: "Virtual Reader 1", access: .init(can: "123456")), wait: true)
         #expect(card.result?.status == .valid)
         // The ID card's EF.CardAccess is read in plain with Le 0000 first: 6B00, then explicitly.

@@ -33,6 +33,7 @@ import Testing
             #expect(VirtualChipQuirk(name: quirk.rawValue.uppercased()) == quirk)
         }
         #expect(VirtualChipQuirk(name: "no-such-quirk") == nil)
+        #expect(VirtualChipQuirk(name: "EF-DIR-REFUSED-6982") == .efDir6982BeforeAccess, "the family name of the older quirk")
     }
 
     @Test(arguments: scenarios)
@@ -74,8 +75,18 @@ import Testing
         case .le00Refused6B00:
             #expect(t.recoveries.contains { $0.kind == "maximumLeRefused" })
             #expect(!t.recoveries.contains { $0.kind == "secureMessagingLost" })
-        case .efDir6982BeforeAccess:
+        case let quirk where quirk.masterFileSelectRefusal != nil:
             #expect(await chip.refusedBeforeAccess == 0, "no master-file read but EF.CardAccess before access control")
+            #expect(await chip.masterFileSelectsRefused == 0, "neither the master file nor EF.DIR is selected")
+        case .aa6A88:
+            let expected = try #require(scenario.expectedActiveAuthentication)
+            let aa = read.result.checks.activeAuthentication
+            #expect(aa.result == expected.result)
+            #expect(aa.reason?.hasPrefix(expected.reason) == true, "\(aa.reason ?? "")")
+            #expect(await chip.internalAuthenticatesRefused == expected.internalAuthenticates)
+            if expected.internalAuthenticates > 0 {
+                #expect(reference.result.checks.activeAuthentication.result == AuthenticationVerdict.passed)
+            }
         case .bac6A88 where scenario.expectedError == nil:
             #expect(read.result.access?.protocol == "PACE")
         case .extendedAnnouncedRefused:
@@ -138,6 +149,30 @@ import Testing
         let atrInfo = try await FileReader(channel: channel).read(.atrInfo)
         #expect(atrInfo == scenario.configuration.files[.atrInfo])
         #expect(await chip.refusedBeforeAccess == 1)
+    }
+
+    // MARK: SELECT of the master file or EF.DIR refused (gmrtd#460)
+
+    @Test(arguments: VirtualChipQuirk.allCases.filter { $0.masterFileSelectRefusal != nil })
+    func aChipThatRefusesToSelectTheMasterFileOrEFDIRIsStillRead(_ quirk: VirtualChipQuirk) async throws {
+        let scenario = try #require(Self.scenarios.first { $0.quirk == quirk })
+        let refusal = try #require(quirk.masterFileSelectRefusal)
+        let chip = VirtualChip(configuration: scenario.configuration)
+        let channel = ChipChannel(transport: chip)
+        // Both forms of SELECT MF (3F00 and no data) and SELECT EF.DIR: the chip refuses each.
+        for command in [CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]),
+                        CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: []),
+                        CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x2F, 0x00])] {
+            #expect(try await channel.send(command).statusWord == refusal)
+        }
+        #expect(await chip.masterFileSelectsRefused == 3)
+        var options = scenario.options()
+        options.trustStore = try Self.trust()
+        let read = await DocumentReader.read(transport: chip, options: options)
+        #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
+        #expect(read.result.applications?.lds1 == true)
+        #expect(read.files[.dg(2)] == scenario.wellBehaved.files[.dg(2)])
+        #expect(await chip.masterFileSelectsRefused == 3, "the read itself selects neither")
     }
 
     // MARK: The 7816-4 response handling itself

@@ -66,6 +66,13 @@ import MRTDCrypto
                     #expect(read.result.status == .valid, "\(scenario): \(read.result.error?.code ?? "") \(read.result.error?.message ?? "")")
                     #expect(read.files == reference.files, "\(scenario): files differ from the well-behaved chip's")
                 }
+                if let expected = scenario.expectedActiveAuthentication {
+                    #expect(read.result.checks.activeAuthentication.result == expected.result, "\(scenario)")
+                    #expect(await chip.internalAuthenticatesRefused == expected.internalAuthenticates, "\(scenario)")
+                }
+                if scenario.quirk.masterFileSelectRefusal != nil {
+                    #expect(await chip.masterFileSelectsRefused == 0, "\(scenario): no SELECT of MF or EF.DIR")
+                }
                 if scenario.quirk == .respond61xx {
                     #expect(await chip.getResponsesAnswered > 0, "\(scenario): GET RESPONSE went through pcscd")
                 }
