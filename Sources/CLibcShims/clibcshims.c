@@ -24,10 +24,6 @@ int cprocess_set_undumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-int cprocess_dumpable(void) {
-    return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-}
-
 int cthread_set_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }

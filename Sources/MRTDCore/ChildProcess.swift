@@ -87,20 +87,7 @@ package enum ChildProcess {
 /// Text to a standard stream, whole (short writes and EINTR retried), without Foundation's FileHandle.
 package enum StandardStream {
     package static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        _ = FileContents.write(text.utf8, descriptor: fd)
     }
 }
 

@@ -35,6 +35,23 @@ package enum FileContents {
         }
     }
 
+    /// Writes all of `bytes` to an open descriptor (short writes and EINTR retried); the errno of
+    /// the write that failed, or nil.
+    package static func write(_ bytes: some Collection<UInt8>, descriptor fd: Int32) -> Int32? {
+        Array(bytes).withUnsafeBytes { raw -> Int32? in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+    }
+
     /// The file as UTF-8 text; bytes that are not UTF-8 are an error.
     package static func text(_ path: String, limit: Int = 256 << 20) throws(Failure) -> String {
         let bytes = try read(path, limit: limit)

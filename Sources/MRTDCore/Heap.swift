@@ -23,12 +23,16 @@ package enum Heap {
     /// access key, a request body, a result) is gone from the heap, not left for a core dump or a
     /// reader of /proc/PID/mem. Blocks glibc keeps in its per-thread cache (tcache, blocks up to
     /// 1 KiB, a few of each size) are not overwritten: `GLIBC_TUNABLES=glibc.malloc.tcache_count=0`
-    /// turns that cache off (systemd/mrtdd.service sets it). False when glibc refused.
+    /// turns that cache off (systemd/mrtdd.service sets it). A MALLOC_PERTURB_ in the environment
+    /// wins (an empty one is no setting, as for glibc). False when glibc refused or was not asked.
     @discardableResult
-    package static func perturbFreedMemory(with byte: Int32) -> Bool { cmalloc_perturb(byte) == 1 }
+    package static func overwriteFreedMemory() -> Bool {
+        if let set = getenv("MALLOC_PERTURB_"), set.pointee != 0 { return false }
+        return cmalloc_perturb(0x5A) == 1
+    }
 
     /// Whether glibc's per-thread cache was turned off at start (`glibc.malloc.tcache_count=0` in
-    /// GLIBC_TUNABLES): only then does `perturbFreedMemory` reach every freed block.
+    /// GLIBC_TUNABLES): only then does `overwriteFreedMemory` reach every freed block.
     package static var threadCacheOff: Bool {
         guard let tunables = getenv("GLIBC_TUNABLES") else { return false }
         return String(cString: tunables).split(separator: ":").contains("glibc.malloc.tcache_count=0")

@@ -7,13 +7,4 @@ package enum ProcessHardening {
     /// gets none of what the process holds (issue 31, item 14). Returns false when the kernel refused.
     @discardableResult
     package static func disableCoreDumps() -> Bool { cprocess_set_undumpable() == 0 }
-
-    /// Whether the process may dump core now (PR_GET_DUMPABLE); nil when the kernel would not say.
-    package static var dumpable: Bool? {
-        switch cprocess_dumpable() {
-        case 0: return false
-        case -1: return nil
-        default: return true
-        }
-    }
 }

@@ -124,7 +124,7 @@ struct AccessOptions: ParsableArguments {
             throw ValidationError("--access-file \(path): mode \(String(info.st_mode & 0o777, radix: 8)) lets group or others at the key; chmod 600 \(path)")
         }
         // The descriptor checked above, not the path again (which may have changed since).
-        return try String(decoding: FileContents.read("/dev/fd/\(fd)", limit: 4096), as: UTF8.self)
+        return try String(decoding: FileContents.read(descriptor: fd, path: path, limit: 4096), as: UTF8.self)
     }
 
     /// The first line of standard input (`--mrz-key -`, `--can -`).

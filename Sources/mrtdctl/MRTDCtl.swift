@@ -28,7 +28,7 @@ struct MRTDCtl: AsyncParsableCommand {
     /// MALLOC_PERTURB_ is set), so a key or a relayed request body does not stay in freed memory.
     static func main() async {
         ProcessHardening.disableCoreDumps()
-        if getenv("MALLOC_PERTURB_") == nil { Heap.perturbFreedMemory(with: 0x5A) }
+        Heap.overwriteFreedMemory()
         await main(nil)
     }
 }

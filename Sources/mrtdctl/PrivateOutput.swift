@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import MRTDCore
 
 /// Where `read` and `result` write what the chip held (`--face`, `--images`, `--dump`, `--record`):
 /// personal data, DG1 even the BAC key. Another local user may have planted a symbolic link, a
@@ -77,19 +78,7 @@ enum PrivateOutput {
     private static func write(_ bytes: some Collection<UInt8>, name: String, in directory: Int32, shown: String) throws(Refused) {
         let fd = try openFile(name, in: directory, shown: shown)
         defer { close(fd) }
-        let failure = Array(bytes).withUnsafeBytes { raw -> Int32? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return nil
-        }
-        if let failure { throw Refused(path: shown, reason: reason(failure)) }
+        if let failure = FileContents.write(bytes, descriptor: fd) { throw Refused(path: shown, reason: reason(failure)) }
     }
 
     /// Creates the file 0600, or reopens this user's own earlier one (regular, one link) and empties it.

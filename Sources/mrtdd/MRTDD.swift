@@ -200,7 +200,7 @@ extension MRTDD {
     ///   other one, so each arena keeps holes the other cannot fill. With one, the bench's store-full
     ///   growth went from 1.0-1.1 MB to 0.1-0.2 MB over 10,000 reads, for 3-4 % fewer reads per second
     ///   on a CPU-bound simulator (a card link, not the CPU, bounds a real reader).
-    /// - Freed memory overwritten (unless MALLOC_PERTURB_ is set; Heap.perturbFreedMemory): a decoded
+    /// - Freed memory overwritten (unless MALLOC_PERTURB_ is set; Heap.overwriteFreedMemory): a decoded
     ///   access key, a request body or a purged result does not stay readable in freed heap blocks
     ///   (issue 31, item 9: 15-21 copies of a document number 4 s after its read ended, 0 with this
     ///   and the unit's GLIBC_TUNABLES=glibc.malloc.tcache_count=0, 1 without the latter). It costs
@@ -216,7 +216,7 @@ extension MRTDD {
         // An empty variable is no setting (glibc ignores it too).
         func set(_ name: String) -> Bool { getenv(name).map { $0.pointee != 0 } ?? false }
         if !set("MALLOC_ARENA_MAX") { Heap.limitArenas(to: 1) }
-        if !set("MALLOC_PERTURB_") { Heap.perturbFreedMemory(with: 0x5A) }
+        Heap.overwriteFreedMemory()
         if !set("MALLOC_MMAP_THRESHOLD_"), !set("MALLOC_TRIM_THRESHOLD_"),
            !(getenv("GLIBC_TUNABLES").map { String(cString: $0).contains("threshold") } ?? false) {
             Heap.fixThresholds(mmap: 128 * 1024, trim: 128 * 1024)

@@ -37,9 +37,6 @@ long crelease_readonly_mappings(void);
 /// secrets it holds. 0 on success, -1 with errno set.
 int cprocess_set_undumpable(void);
 
-/// prctl(PR_GET_DUMPABLE): 1 when the process may dump core, 0 when not, -1 on error.
-int cprocess_dumpable(void);
-
 /// prctl(PR_SET_NAME, name): names the calling thread (what pthread_setname_np does for the
 /// calling thread; the kernel keeps 15 bytes). Unlike a write to /proc/thread-self/comm it works in
 /// a process that is not dumpable, whose /proc files belong to root. 0 on success, -1 on error.

@@ -36,10 +36,7 @@ final class ConsoleLaunchFile: Sendable {
             throw Failure(step: "open \(path)", code: code)
         }
         defer { close(fd) }
-        let bytes = Array(Self.page(for: url).utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count else {
-            let code = written < 0 ? errno : EIO
+        if let code = FileContents.write(Self.page(for: url).utf8, descriptor: fd) {
             remove()
             throw Failure(step: "write \(path)", code: code)
         }
