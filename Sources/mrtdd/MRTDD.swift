@@ -160,7 +160,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
             reloadConfiguration: { try command.makeConfiguration() })
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
         if !Heap.threadCacheOff {
-            logger.info("freed memory is overwritten except glibc's per-thread cache of small blocks; GLIBC_TUNABLES=glibc.malloc.tcache_count=0 (as the unit sets) covers those too")
+            logger.warning("freed memory is overwritten except glibc's per-thread cache of small blocks; GLIBC_TUNABLES=glibc.malloc.tcache_count=0 (as the unit sets) covers those too")
         }
         try await daemon.run()
     }
@@ -203,7 +203,7 @@ extension MRTDD {
     /// - Freed memory overwritten (unless MALLOC_PERTURB_ is set; Heap.overwriteFreedMemory): a decoded
     ///   access key, a request body or a purged result does not stay readable in freed heap blocks
     ///   (issue 31, item 9: 15-21 copies of a document number 4 s after its read ended, 0 with this
-    ///   and the unit's GLIBC_TUNABLES=glibc.malloc.tcache_count=0, 1 without the latter). It costs
+    ///   and the unit's GLIBC_TUNABLES=glibc.malloc.tcache_count=0, 1-2 without the latter). It costs
     ///   a memset per allocation and per free: docs/performance.md has the figure.
     /// - mmap and trim thresholds fixed at glibc's starting 128 KiB (unless MALLOC_MMAP_THRESHOLD_,
     ///   MALLOC_TRIM_THRESHOLD_ or a GLIBC_TUNABLES threshold is set; Heap.fixThresholds): without

@@ -150,8 +150,10 @@ import Glibc
 
     /// Three reads with an MRZ key the chip does not have and one with a CAN, then past their
     /// retention: the daemon's memory holds no copy of the document number, the birth date or the
-    /// CAN, with glibc's thread cache off as systemd/mrtdd.service runs it, and at most one copy
-    /// (a block in that cache) without. Before: 15-21 copies of each, 4 s after the reads.
+    /// CAN, with glibc's thread cache off as systemd/mrtdd.service runs it. Without the tunable the
+    /// start log warns that the cache escapes the overwrite, and the copies left are the few blocks
+    /// that cache holds (1-2 measured; glibc keeps at most 7 of a size per thread, hence the bound).
+    /// Before: 15-21 copies of each, 4 s after the reads.
     @Test(arguments: [true, false])
     func accessKeysAreGoneFromTheDaemonsMemoryOnceTheirJobsArePurged(asTheUnitRunsIt: Bool) async throws {
         guard getuid() == 0 else {
@@ -171,12 +173,19 @@ import Glibc
         environment.removeValue(forKey: "MALLOC_PERTURB_")
         if asTheUnitRunsIt { environment["GLIBC_TUNABLES"] = "glibc.malloc.tcache_count=0" }
         process.environment = environment
+        let log = directory.appendingPathComponent("stderr.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        defer { try? logHandle.close() }
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = logHandle
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let client = DaemonClient(socketPath: socket)
         try await DaemonProcessTests.waitForSocket(socket, client: client)
+        let startLog = try String(contentsOf: log, encoding: .utf8)
+        #expect(startLog.contains("per-thread cache of small blocks") == !asTheUnitRunsIt,
+                "the start log warns about glibc's thread cache exactly when the tunable is missing")
         let (number, birth, can) = ("X1Y2Z3W4V", "810203", "918273")
         let mrz = #"{"access":{"mrzKey":{"documentNumber":"\#(number)","dateOfBirth":"\#(birth)","dateOfExpiry":"300405"}}}"#
         var ids: [String] = []
@@ -199,7 +208,8 @@ import Glibc
             if asTheUnitRunsIt {
                 #expect(copies == 0, "\(copies) copies of an access key field left in mrtdd's memory")
             } else {
-                #expect(copies <= 1, "\(copies) copies of an access key field left in mrtdd's memory")
+                print("FIGURES access key copies without the thread-cache tunable: \(copies)")
+                #expect(copies <= 7, "\(copies) copies of an access key field left in mrtdd's memory")
             }
         }
         process.terminate()
