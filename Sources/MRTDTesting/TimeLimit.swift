@@ -21,3 +21,26 @@ public func withTimeLimit<T: Sendable>(
         return value
     }
 }
+
+/// Polls `probe` until it gives a value, failing with ``TimeLimitExceeded`` once `limit` has passed:
+/// how a test waits for an event or a state. A loaded machine only makes the wait longer, and a
+/// state that never comes still fails the test. (A fixed sleep before an assertion does neither.)
+public func eventually<T>(
+    _ what: String, within limit: Duration = .seconds(30), every interval: Duration = .milliseconds(10),
+    _ probe: () async throws -> T?
+) async throws -> T {
+    let deadline = ContinuousClock.now + limit
+    while true {
+        if let value = try await probe() { return value }
+        guard ContinuousClock.now < deadline else { throw TimeLimitExceeded(what: what, limit: limit) }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// ``eventually(_:within:every:_:)`` for a condition: returns once `condition` holds.
+public func waitUntil(
+    _ what: String, within limit: Duration = .seconds(30), every interval: Duration = .milliseconds(10),
+    _ condition: () async throws -> Bool
+) async throws {
+    _ = try await eventually(what, within: limit, every: interval) { try await condition() ? true : nil }
+}

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 
@@ -11,17 +12,6 @@ import Testing
 /// the built `mrtdctl` as a process (docs/console.md).
 @Suite(.serialized) struct ConsoleSecurityTests {
     static let stranger = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-    /// Polls `probe` until it gives a value, failing after `timeout`.
-    static func poll<T>(_ what: String, timeout: Duration = .seconds(30), _ probe: () async throws -> T?) async throws -> T {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if let value = try await probe() { return value }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("timed out after \(timeout) waiting for \(what)")
-    }
 
     /// The CPU time `pid` has used so far (utime + stime of /proc/PID/stat), in seconds.
     static func cpuSeconds(of pid: Int32) -> Double? {
@@ -113,7 +103,7 @@ import Testing
                 socket: directory.appendingPathComponent("absent.sock").path, directory: directory, arguments: ["--open"],
                 environment: ["PATH": path, "XDG_RUNTIME_DIR": runtime.path])
             do {
-                let recorded = try await ConsoleSecurityTests.poll("xdg-open to run") { try? String(contentsOfFile: record, encoding: .utf8) }
+                let recorded = try await eventually("xdg-open to run") { try? String(contentsOfFile: record, encoding: .utf8) }
                 let lines = recorded.split(separator: "\n").map(String.init)
                 guard let browser = lines.first.flatMap({ Int32($0) }) else { throw TestFailure("xdg-open recorded \(recorded)") }
                 return OpenedConsole(
@@ -165,7 +155,7 @@ import Testing
         let answer = try await ConsoleTests.run("/usr/bin/curl", ["-sS", "-w", "\n%{http_code}", String(target)], timeout: 30)
         #expect(answer.output.hasSuffix("\n200") && answer.output.contains("mrtdd operator console"), "\(answer.output.suffix(200))")
         // Once the console has served its page, the launch page and its directory are gone.
-        _ = try await Self.poll("the launch page's removal") { FileManager.default.fileExists(atPath: pageDirectory) ? nil : true }
+        try await waitUntil("the launch page's removal") { !FileManager.default.fileExists(atPath: pageDirectory) }
         #expect(!FileManager.default.fileExists(atPath: page))
     }
 
@@ -218,7 +208,7 @@ import Testing
         stranger.standardError = stranger.standardOutput
         try stranger.run()
         defer { if stranger.isRunning { kill(stranger.processIdentifier, SIGKILL) } }
-        let opened = try await Self.poll("the stranger's 300 connections", timeout: .seconds(60)) {
+        let opened = try await eventually("the stranger's 300 connections", within: .seconds(60)) {
             (try? String(contentsOf: strangerOutput, encoding: .utf8))?.firstMatch(of: /open ([0-9]+)/).flatMap { Int($0.1) }
         }
         #expect(opened == 300, "the stranger connected \(opened) times")
@@ -276,7 +266,7 @@ import Testing
         // A subscriber with a small window that never reads.
         let stalled = try RawSocket(tcpPort: port, receiveTimeout: 5, receiveBuffer: 4096)
         stalled.send("GET /\(Self.token(of: console.url))/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
-        _ = try await Self.poll("the subscription") { Self.serverSideState(serverPort: port, clientPort: stalled.localPort) }
+        _ = try await eventually("the subscription") { Self.serverSideState(serverPort: port, clientPort: stalled.localPort) }
         let rssBefore = ProcStatus.kiB("VmRSS", of: pid) ?? 0
 
         // Events flow: both virtual readers read, DG1 only, until the console drops the subscriber.

@@ -51,7 +51,7 @@ import MRTDTesting
                 }
             })
         }
-        for _ in 0..<400 where opened.current < 100 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("100 event streams open") { opened.current >= 100 }
         #expect(opened.current == 100)
         daemon.backend.insert(try Specimens.passport(), into: "R1")
         let done = try await client.createRead(.init(access: Specimens.access), wait: true)

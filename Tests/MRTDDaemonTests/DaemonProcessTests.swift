@@ -22,11 +22,10 @@ import MRTDCore
     }
 
     static func waitForSocket(_ path: String, client: DaemonClient) async throws {
-        for _ in 0..<400 {
-            if FileManager.default.fileExists(atPath: path), (try? await client.health()) != nil { return }
-            try await Task.sleep(for: .milliseconds(25))
+        try await waitUntil("mrtdd listening on \(path)") {
+            guard FileManager.default.fileExists(atPath: path) else { return false }
+            return (try? await client.health()) != nil
         }
-        throw TestFailure("mrtdd did not start listening on \(path)")
     }
 
     static func waitForExit(_ process: Process, timeout: Duration = .seconds(10)) async throws -> Int32 {
@@ -167,14 +166,10 @@ import MRTDCore
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         let client = DaemonClient(socketPath: socket)
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(25)) }
+        try await waitUntil("the activation socket bound") { FileManager.default.fileExists(atPath: socket) }
         // The first connection starts mrtdd, which answers on the inherited socket.
-        var health: HealthView?
-        for _ in 0..<200 where health == nil {
-            health = try? await client.health()
-            if health == nil { try await Task.sleep(for: .milliseconds(25)) }
-        }
-        #expect(health?.readers == 1)
+        let health = try await eventually("mrtdd answering on the inherited socket") { try? await client.health() }
+        #expect(health.readers == 1)
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("unused.sock").path))
         process.terminate()
         _ = try await Self.waitForExit(process)

@@ -78,7 +78,7 @@ import MRTDTesting
         let elapsed = clock.now - start
         let perRead = (clock.now - measuredStart) / (reads - warmUp)
         // Connections close asynchronously after the last answer.
-        for _ in 0..<100 where daemon.daemon.server.connections > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        try await waitUntil("every connection released") { daemon.daemon.server.connections == 0 }
         let end = (rss: Self.residentBytes(), fds: Self.openDescriptors())
         peakRSS = max(peakRSS, end.rss)
         let stats = await daemon.daemon.scheduler.stats()
@@ -139,11 +139,11 @@ import MRTDTesting
         }
         let elapsed = clock.now - start
         // The daemon closes each connection when it sees the client's close: give it a moment.
-        var end = (rss: Self.residentBytes(of: pid), fds: Self.openDescriptors(of: pid))
-        for _ in 0..<50 where end.fds > baseline.fds + Self.fdSlack {
-            try await Task.sleep(for: .milliseconds(20))
-            end = (Self.residentBytes(of: pid), Self.openDescriptors(of: pid))
+        // (A descriptor that stays open past the wait is what the check below reports.)
+        try? await waitUntil("mrtdd's descriptors back near the baseline", within: .seconds(10)) {
+            Self.openDescriptors(of: pid) <= baseline.fds + Self.fdSlack
         }
+        let end = (rss: Self.residentBytes(of: pid), fds: Self.openDescriptors(of: pid))
         #expect(failures.isEmpty, "\(failures)")
         #expect(baseline.fds > 0 && baseline.rss > 0, "cannot read /proc/\(pid)")
         #expect(end.fds <= baseline.fds + Self.fdSlack, "mrtdd's open descriptors grew from \(baseline.fds) to \(end.fds)")

@@ -22,13 +22,11 @@ import Logging
 
     /// Polls until the job is reading and has reported progress past authentication (APDUs flowing).
     static func waitUntilReadingFiles(_ client: DaemonClient, _ id: String) async throws {
-        for _ in 0..<1000 {
+        try await waitUntil("job \(id) reading files") {
             let view = try await client.job(id)
-            if view.state == .reading, view.progress?.phase == .reading { return }
             if view.state.isFinished { throw TestFailure("the job ended (\(view.state)) before it was caught mid-read") }
-            try await Task.sleep(for: .milliseconds(10))
+            return view.state == .reading && view.progress?.phase == .reading
         }
-        throw TestFailure("job \(id) never got to reading files")
     }
 
     // MARK: SIGTERM mid-read
@@ -61,7 +59,7 @@ import Logging
         // A client blocked on the running read (POST ?wait=true is the blocking form; GET polls):
         // a third job, queued behind the others, whose answer comes only when the job ends.
         let waiter = Task { try await client.createRead(.init(access: Specimens.access), wait: true) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil("the third job created") { try await client.health().activeJobs == 3 }
 
         let clock = ContinuousClock()
         let signalled = clock.now
@@ -124,6 +122,7 @@ import Logging
         await #expect(throws: SchedulerError.shuttingDown) {
             _ = try await daemon.daemon.scheduler.create(try Specimens.order(), peer: .rootForTests)
         }
+        // Nothing to wait for (the session must not go on): a pause in which more exchanges would show.
         try await Task.sleep(for: .milliseconds(200))
         #expect(daemon.backend.exchanges(reader: "R1") == exchangesAtStop, "the chip session went on after shutdown")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
@@ -277,11 +276,12 @@ import Logging
             daemon.backend.pullCard(from: "R1", atExchange: 4)
             let job = try await daemon.client.createRead(.init(access: Specimens.access))
             // Reading, with the card gone: the read is waiting for it.
-            for _ in 0..<500 where (try? await daemon.client.readers().first?.cardPresent) != false {
-                try await Task.sleep(for: .milliseconds(5))
+            try await waitUntil("the card pulled") { (try? await daemon.client.readers().first?.cardPresent) == false }
+            try await waitUntil("the job reading, its card gone") {
+                let state = try await daemon.client.job(job.id).state
+                if state.isFinished { throw TestFailure("the job ended (\(state)) instead of waiting for its card") }
+                return state == .reading
             }
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(try await daemon.client.job(job.id).state == .reading)
             let clock = ContinuousClock()
             let start = clock.now
             if stop == "DELETE" {

@@ -61,7 +61,9 @@ import HTTPTypes
 
         // SIGUSR1: a state line, no personal data, still running.
         kill(process.processIdentifier, SIGUSR1)
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil("the state line in the log") {
+            (try? String(contentsOf: log, encoding: .utf8))?.contains("<5>state activeJobs=1") == true
+        }
         #expect(process.isRunning)
         #expect(try await client.health().status == "degraded")
 
@@ -76,7 +78,8 @@ import HTTPTypes
 
         // SIGHUP with a broken store: refused, the store stays, and says why.
         try Data(try TrustReloadTests.brokenMasterList()).write(to: trust.appendingPathComponent("broken.ml"))
-        try await Task.sleep(for: .milliseconds(1100))  // reload timestamps have one-second resolution
+        // Reload timestamps have one-second resolution: the next one must differ from the last.
+        try await Task.sleep(for: .milliseconds(1100))
         kill(process.processIdentifier, SIGHUP)
         let bad = try await Self.waitForReload(client, after: good.at)
         #expect(!bad.succeeded)

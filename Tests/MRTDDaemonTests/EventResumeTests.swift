@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import MRTDSimulation
@@ -151,9 +152,9 @@ import MRTDCore
                 received.withValue { $0.append(event) }
             }
         }
-        for _ in 0..<400 where !opened.current { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the event stream open") { opened.current }
         daemon.daemon.events.publish(Self.card("before"))
-        for _ in 0..<400 where received.current.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the first event received") { !received.current.isEmpty }
         let seen = try #require(received.current.first)
         #expect(seen.data == #"{"reader":"before"}"#)
         let lastID = try #require(seen.id)
@@ -223,6 +224,9 @@ import MRTDCore
         let id = try JSONDecoder().decode(ReadJobView.self, from: Data(created.body.utf8)).id
         daemon.backend.insert(try Specimens.passport(), into: "R1")
         _ = try await daemon.waitFinished(id)
+        // A public event last: once a follower has it, the whole history before it has been sent
+        // (or withheld), so what a follower lacks it was not sent.
+        daemon.daemon.events.publish(DaemonEvent(type: "test.marker", data: "{}"))
         // Both subscribe after the read: everything comes from the kept history.
         let directory = URL(fileURLWithPath: (daemon.socketPath as NSString).deletingLastPathComponent)
         var texts: [UInt32: String] = [:]
@@ -231,11 +235,9 @@ import MRTDCore
             let follower = try SecurityTests.follow(
                 as: uid, "/v1/events", socket: daemon.socketPath, output: log, seconds: 30, headers: ["Last-Event-ID: \(start)"])
             defer { if follower.isRunning { follower.terminate() } }
-            for _ in 0..<400 {
-                if (try? String(contentsOf: log, encoding: .utf8))?.contains("card.inserted") == true { break }
-                try await Task.sleep(for: .milliseconds(25))
+            try await waitUntil("the history replayed to uid \(uid)") {
+                (try? String(contentsOf: log, encoding: .utf8))?.contains("test.marker") == true
             }
-            try await Task.sleep(for: .milliseconds(200))
             follower.terminate()
             texts[uid] = try String(contentsOf: log, encoding: .utf8)
         }

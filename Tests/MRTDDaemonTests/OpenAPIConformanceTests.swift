@@ -199,8 +199,7 @@ struct OpenAPIDocument {
         let opened = Locked(false)
         let stream = client.events { opened.withValue { $0 = true } }
         let follower = Task { for try await _ in stream {} }
-        for _ in 0..<200 where !opened.current { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(opened.current)
+        try await waitUntil("the event stream open") { opened.current }
         let second = try await client.send(.get, "/v1/events")
         #expect(second.status == 429)
         #expect(DaemonClientError.from(second).code == "tooManySubscribers")

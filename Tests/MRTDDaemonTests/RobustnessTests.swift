@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
@@ -88,7 +89,8 @@ import HTTPTypes
         // 200 connections held open at once: the first 150 are served, the rest refused with 429.
         var sockets: [RawSocket] = []
         for _ in 0..<200 { sockets.append(try RawSocket(path: daemon.socketPath)) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Admission is decided when the daemon accepts a connection: the first 150 accepted are in.
+        try await waitUntil("150 connections admitted") { daemon.daemon.server.connections == 150 }
         for socket in sockets { socket.send("GET /v1/readers HTTP/1.1\r\nHost: x\r\n\r\n") }
         var statuses: [Int: Int] = [:]
         for socket in sockets { statuses[socket.receiveAnswer()?.status ?? 0, default: 0] += 1 }
@@ -97,12 +99,7 @@ import HTTPTypes
         sockets.removeAll()
         // The daemon counts a connection until it has seen it close; on a loaded machine that takes
         // a moment. A connection that is never released would show here.
-        var open = daemon.daemon.server.connections
-        for _ in 0..<150 where open > 0 {
-            try await Task.sleep(for: .milliseconds(100))
-            open = daemon.daemon.server.connections
-        }
-        #expect(open == 0, "connections still counted 15 s after their clients closed them")
+        try await waitUntil("every closed connection released", within: .seconds(15)) { daemon.daemon.server.connections == 0 }
         // And 200 concurrent requests through the client once the connections are closed: each is
         // answered, with 200 or (while more than 150 are open at once) a clean 429; never dropped.
         let client = daemon.client
@@ -121,17 +118,9 @@ import HTTPTypes
         #expect((answers[200] ?? 0) > 0, "\(answers)")
         // Connections are counted until the daemon has seen them close: on a loaded machine that
         // can take a moment, so the daemon gets up to 10 s to be healthy and reachable again.
-        var healthy = false
-        var lastError = ""
-        for _ in 0..<100 where !healthy {
-            do {
-                healthy = try await daemon.client.health().status == "ok"
-            } catch {
-                lastError = "\(error)"
-                try await Task.sleep(for: .milliseconds(100))
-            }
+        try await waitUntil("the daemon healthy again", within: .seconds(10)) {
+            (try? await daemon.client.health().status) == "ok"
         }
-        #expect(healthy, "\(lastError); open connections: \(daemon.daemon.server.connections)")
         try await daemon.stop()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
@@ -69,9 +70,15 @@ import Glibc
         defer { if daemon.process.isRunning { daemon.process.interrupt() } }
         #expect(daemon.logText.contains("maxConnections=\(APIServer.connectionLimit(configured: 256, descriptors: Self.nofile))"))
 
+        let limit = APIServer.connectionLimit(configured: 256, descriptors: Self.nofile)
+        let pid = daemon.process.processIdentifier
+        let descriptorsBefore = DaemonRobustnessSoakTests.openDescriptors(of: pid)
         var idle: [RawSocket] = []
         for _ in 0..<Self.idleConnections { idle.append(try RawSocket(path: daemon.socket, receiveTimeout: 5)) }
-        try await Task.sleep(for: .milliseconds(500))
+        // The daemon has accepted the connections it admits (each holds a descriptor of its own).
+        try await waitUntil("\(limit) idle connections admitted") {
+            DaemonRobustnessSoakTests.openDescriptors(of: pid) >= descriptorsBefore + limit
+        }
         let cpuBefore = try Self.cpuSeconds(daemon.process.processIdentifier)
         let clock = ContinuousClock()
         for attempt in 0..<5 {
@@ -95,12 +102,9 @@ import Glibc
         }
         #expect(refused >= Self.idleConnections - APIServer.connectionLimit(configured: 256, descriptors: Self.nofile), "\(refused) of \(Self.idleConnections) idle connections were refused")
         idle.removeAll()
-        var healthy = false
-        for _ in 0..<100 where !healthy {
-            healthy = (try? await daemon.client.health().status) == "ok"
-            if !healthy { try await Task.sleep(for: .milliseconds(100)) }
+        try await waitUntil("the daemon serving again once the idle connections are gone", within: .seconds(10)) {
+            (try? await daemon.client.health().status) == "ok"
         }
-        #expect(healthy, "the daemon serves again once the idle connections are gone")
         daemon.process.terminate()
         #expect(try await Process_.waitForExit(daemon.process) == 0)
         print("FIGURES fd exhaustion: \(refused) of \(Self.idleConnections) idle connections refused at once under nofile=\(Self.nofile); CPU \(cpu) s over 2.5 s")

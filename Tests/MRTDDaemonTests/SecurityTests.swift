@@ -283,7 +283,7 @@ import Glibc
                             output: URL(fileURLWithPath: directory).appendingPathComponent("events-\(index)"), seconds: 20)
         }
         defer { for follower in followers where follower.isRunning { follower.terminate() } }
-        for _ in 0..<400 where daemon.daemon.events.subscriberCount < 2 { try await Task.sleep(for: .milliseconds(25)) }
+        try await waitUntil("two event subscribers") { daemon.daemon.events.subscriberCount >= 2 }
         #expect(daemon.daemon.events.subscriberCount == 2)
         let third = try await Self.request(as: Self.owner, "GET", "/v1/health", socket: daemon.socketPath)
         #expect(third.status == 429 && third.body.contains("tooManyClientsForUser"), "\(third)")
@@ -302,7 +302,7 @@ import Glibc
         var small: Int32 = 4096
         setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         stalled.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
-        for _ in 0..<400 where daemon.daemon.events.subscriberCount < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the stalled subscriber registered") { daemon.daemon.events.subscriberCount >= 1 }
         #expect(daemon.daemon.events.subscriberCount == 1)
         let payload = String(repeating: "x", count: 2048)
         for round in 0..<200 {
@@ -336,17 +336,22 @@ import Glibc
         let rootOpened = Locked(false)
         let rootStream = daemon.client.events { rootOpened.withValue { $0 = true } }
         let rootFollower = Task { for try await event in rootStream { rootEvents.withValue { $0.append(event.type + " " + event.data) } } }
-        for _ in 0..<400 where daemon.daemon.events.subscriberCount < 3 { try await Task.sleep(for: .milliseconds(25)) }
+        try await waitUntil("three event subscribers") { daemon.daemon.events.subscriberCount >= 3 }
         #expect(daemon.daemon.events.subscriberCount == 3)
 
         let created = try await Self.request(as: Self.owner, "POST", "/v1/reads", body: Self.createBody, socket: daemon.socketPath)
         let id = try JSONDecoder().decode(ReadJobView.self, from: Data(created.body.utf8)).id
         daemon.backend.insert(try Specimens.passport(), into: "R1")  // card.inserted (public), then the read
-        for _ in 0..<400 {
-            if (try? String(contentsOf: ownerLog, encoding: .utf8))?.contains("read.finished") == true { break }
-            try await Task.sleep(for: .milliseconds(25))
+        try await waitUntil("read.finished in the owner's stream") {
+            (try? String(contentsOf: ownerLog, encoding: .utf8))?.contains("read.finished") == true
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // A public event after the read: once the stranger has it, every event published before it
+        // has been delivered to (or withheld from) the stranger, so what it lacks it was not sent.
+        daemon.daemon.events.publish(DaemonEvent(type: "test.marker", data: "{}"))
+        try await waitUntil("the marker in the stranger's stream") {
+            (try? String(contentsOf: strangerLog, encoding: .utf8))?.contains("test.marker") == true
+        }
+        try await waitUntil("read.finished in root's stream") { rootEvents.current.contains { $0.hasPrefix("read.finished") } }
         ownerStream.terminate()
         strangerStream.terminate()
         rootFollower.cancel()

@@ -369,7 +369,7 @@ import Testing
                 return try await slot.connect()
             }, options: options)
         }
-        while attempts.current < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the second connect attempt") { attempts.current >= 2 }
         let clock = ContinuousClock()
         let start = clock.now
         read.cancel()

@@ -270,10 +270,7 @@ import Testing
             await backend.shutdown()
             #expect(Self.descriptors(on: emulator.devicePath) == 1, "round \(round): the port is closed")
             // Threads end right after their last job.
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(2)
-            while Self.backendThreads() > 0 && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(Self.backendThreads() == 0, "round \(round): threads left")
+            try await waitUntil("round \(round): the backend's threads gone", within: .seconds(10)) { Self.backendThreads() == 0 }
         }
     }
 
@@ -318,10 +315,10 @@ import Testing
         let connection = try await backend.connect(reader: emulator.connstring)
         let read = Task { await DocumentReader.read(transport: connection, options: Self.options) }
         // Wait until the fourth InDataExchange is under way.
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        while (emulator.statistics.commands[0x40] ?? 0) < 4 && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the fourth InDataExchange") { (emulator.statistics.commands[0x40] ?? 0) >= 4 }
+        // Past the stall's start: the exchange now blocks in libnfc (a pause, nothing to observe).
         try await Task.sleep(for: .milliseconds(100))
+        let clock = ContinuousClock()
         let start = clock.now
         await backend.shutdown()
         let result = await read.value

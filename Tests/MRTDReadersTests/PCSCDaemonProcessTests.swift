@@ -47,22 +47,14 @@ extension PCSCHardwareLoopTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { process.terminate() } }
-            for _ in 0..<400 where !FileManager.default.fileExists(atPath: socket) {
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            try #require(FileManager.default.fileExists(atPath: socket), "mrtdd did not listen")
+            try await waitUntil("mrtdd listening") { FileManager.default.fileExists(atPath: socket) }
 
             // The daemon sees the vpcd reader with its card (it learns it from pcscd's events).
-            var present = false
-            var listed = ""
-            for _ in 0..<100 where !present {
+            try await waitUntil("\(Self.reader) listed with its card") {
                 let body = try Self.curl(socket, ["http://mrtdd/v1/readers"]).body
-                listed = String(decoding: body, as: UTF8.self)
                 let readers = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["readers"] as? [[String: Any]]
-                present = readers?.contains { $0["name"] as? String == Self.reader && $0["cardPresent"] as? Bool == true } ?? false
-                if !present { try await Task.sleep(for: .milliseconds(50)) }
+                return readers?.contains { $0["name"] as? String == Self.reader && $0["cardPresent"] as? Bool == true } ?? false
             }
-            #expect(present, "\(listed)")
 
             let request = #"{"access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740812","dateOfExpiry":"120415"}}}"#
             let answer = try Self.curl(socket, [
@@ -79,8 +71,8 @@ extension PCSCHardwareLoopTests {
             #expect(card.apdusServed >= 8, "the APDUs went through vpcd")
 
             process.terminate()  // SIGTERM: graceful shutdown
-            for _ in 0..<200 where process.isRunning { try await Task.sleep(for: .milliseconds(25)) }
-            #expect(!process.isRunning && process.terminationStatus == 0)
+            try await waitUntil("mrtdd exited") { !process.isRunning }
+            #expect(process.terminationStatus == 0)
         }
     }
 }
