@@ -25,6 +25,7 @@ let package = Package(
     dependencies: [
         .package(name: "mrtdd", path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
     ],
     targets: [
         .target(name: "FuzzSupport"),
@@ -34,11 +35,11 @@ let package = Package(
         fuzzTarget("fuzz_dg2_header", core),
         fuzzTarget("fuzz_lds_groups", core),
         fuzzTarget("fuzz_biometric_groups", core),
-        fuzzTarget("fuzz_lds_security_object", core),
+        fuzzTarget("fuzz_lds_security_object", core + [.product(name: "SwiftASN1", package: "swift-asn1")]),
         fuzzTarget("fuzz_mrz_can_input", core),
         fuzzTarget("fuzz_sm_unwrap", session),
-        fuzzTarget("fuzz_apdu_transport", session),
-        fuzzTarget("fuzz_session", testing),
+        fuzzTarget("fuzz_apdu_transport", verification),
+        fuzzTarget("fuzz_session", verification),
         fuzzTarget("fuzz_securityinfos", session),
         fuzzTarget("fuzz_sod_cms", verification),
         fuzzTarget("fuzz_x509_chain", verification),

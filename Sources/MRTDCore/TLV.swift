@@ -190,8 +190,14 @@ extension TLV {
         let start = bytes.startIndex + header.headerLength
         let value = bytes[start..<(start + header.length)]
         if isConstructed(tag: header.tag) {
-            guard maxDepth > 0 else { throw .nestingTooDeep(limit: defaultMaxDepth) }
-            _ = try parseAll(value, maxDepth: maxDepth - 1)
+            guard maxDepth > 0 else { throw .nestingTooDeep(limit: 0) }
+            do {
+                _ = try parseAll(value, maxDepth: maxDepth - 1)
+            } catch .nestingTooDeep {
+                // Each level up restates the limit as its caller gave it: the error names the cap
+                // the outermost caller set (1 for secure messaging objects, not the default 32).
+                throw .nestingTooDeep(limit: maxDepth)
+            }
         }
         return TLV(tag: header.tag, value: value, encodedLength: header.totalLength)
     }

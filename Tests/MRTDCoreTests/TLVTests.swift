@@ -18,6 +18,18 @@ import Testing
         }
     }
 
+    /// The nesting cap refuses one constructed level more than the caller allows, and the error
+    /// names that caller's cap (it named the default 32 whatever the cap; fuzz_ber_tlv checks it).
+    @Test func nestingBeyondTheCallersCapIsRefusedNamingThatCap() throws {
+        let threeLevels: [UInt8] = [0x30, 0x06, 0x30, 0x04, 0x30, 0x02, 0x04, 0x00]
+        #expect(throws: TLVError.nestingTooDeep(limit: 2)) { try TLV.parse(threeLevels, maxDepth: 2) }
+        #expect(throws: TLVError.nestingTooDeep(limit: 1)) { try TLV.parse(threeLevels, maxDepth: 1) }
+        #expect(throws: TLVError.nestingTooDeep(limit: 0)) { try TLV.parse(threeLevels, maxDepth: 0) }
+        #expect(try TLV.parse(threeLevels, maxDepth: 3).encodedLength == threeLevels.count)
+        let deep = (0..<40).reduce([0x04, 0x00] as [UInt8]) { inner, _ in [0x30, UInt8(inner.count)] + inner }
+        #expect(throws: TLVError.nestingTooDeep(limit: TLV.defaultMaxDepth)) { try TLV.parse(deep.suffix(2 * 34)) }
+    }
+
     @Test func trailingBytesAreRejected() {
         #expect(throws: TLVError.trailingBytes(1)) { try TLV.parse([0x02, 0x01, 0x01, 0x00]) }
     }

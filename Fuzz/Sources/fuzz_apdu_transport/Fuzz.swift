@@ -2,13 +2,25 @@ import FuzzSupport
 import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
+import MRTDTesting
+import MRTDVerification
 
 /// A reader answering every command with the next response of the input (`[u16 len][R-APDU]…`),
 /// whatever the command, then losing the card: status words of every kind (61xx, 6Cxx, 6282, 6700,
-/// short and empty responses) drive SELECT, BAC and the first reads. No trap, bounded APDUs, a
-/// failure with a stable error code, never `valid`.
+/// short and empty responses) drive SELECT, BAC and the reads. The reader trusts the TEST-ONLY
+/// CSCA and its random is fixed, so a recorded session of the specimen (the seed `specimen_session`)
+/// replays to `valid`. No trap, bounded APDUs, a failure with a stable error code, and `valid` only
+/// with the specimen's signed LDSSecurityObject and DG1 and DG2 as signed.
 @main enum FuzzAPDUTransport {
-    static func main() { FuzzDriver.run(test) }
+    static func main() {
+        if FuzzSeeds.writeIfAsked({
+            var altered = specimen.files
+            altered[.dg(2)]![altered[.dg(2)]!.count - 3] ^= 0x01
+            return ["specimen_session": [0] + (try recordedSession(specimen.files, expecting: .valid)),
+                    "specimen_session_dg2_altered": [0] + (try recordedSession(altered, expecting: .invalid))]
+        }) { return }
+        FuzzDriver.run(test)
+    }
 
     final class StreamTransport: APDUTransport, @unchecked Sendable {
         var responses: [[UInt8]]
@@ -25,11 +37,47 @@ import MRTDProtocol
         }
     }
 
+    /// The chip's answers to a whole read of the specimen (for the seed).
+    final class Recorder: APDUTransport, @unchecked Sendable {
+        let chip: VirtualChip
+        var responses: [[UInt8]] = []
+        var capabilities: TransportCapabilities { .shortOnly }
+        init(_ chip: VirtualChip) { self.chip = chip }
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            let response = try await chip.transmit(command)
+            responses.append(response)
+            return response
+        }
+    }
+
     struct FixedRandom: RandomSource {
         func randomBytes(_ count: Int) throws -> [UInt8] { Array(repeating: 0xA5, count: count) }
     }
 
     static let key = try! MRZKey(documentNumber: "L898902C3", dateOfBirth: "740812", dateOfExpiry: "120415")
+    static let specimen = try! SpecimenDocument.make()
+    /// The signed content of the specimen's SOD (deterministic: the data groups are).
+    static let securityObject = try! LDSSecurityObject(
+        version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid,
+        dataGroupHashes: [1: DigestAlgorithm.sha256.hash(specimen.files[.dg(1)]!),
+                          2: DigestAlgorithm.sha256.hash(specimen.files[.dg(2)]!)]).derEncoded()
+    static let trustStore: TrustStore = {
+        var store = TrustStore()
+        _ = store.addAnchor(try! TestPKI.csca(), source: "test", isTestMaterial: true)
+        return store
+    }()
+    static let options = ReadOptions(accessKey: .mrz(key), trustStore: trustStore)
+
+    /// A seed: the virtual chip's answers to a whole read of `files` (the specimen, or the specimen
+    /// with a byte of its face image altered after signing, which only a broken hash check would let
+    /// pass).
+    static func recordedSession(_ files: [LDSFile: [UInt8]], expecting: ReadResult.Status) throws -> [UInt8] {
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(files: files, accessKey: key, random: FixedRandom()))
+        let recorder = Recorder(chip)
+        let status = runBlocking { await DocumentReader.read(transport: recorder, options: options, random: FixedRandom()).result.status }
+        guard status == expecting else { throw TransportError.readerUnavailable("the recorded read was \(status), not \(expecting)") }
+        return FuzzSeeds.chunks([], recorder.responses)
+    }
 
     static let test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
         var input = FuzzInput(data, size)
@@ -37,10 +85,17 @@ import MRTDProtocol
         var responses: [[UInt8]] = []
         while !input.isEmpty { responses.append(input.chunk()) }
         let transport = StreamTransport(responses: responses, extended: extended)
-        let result = runBlocking {
-            await DocumentReader.read(transport: transport, options: ReadOptions(accessKey: .mrz(key)), random: FixedRandom()).result
+        let read = runBlocking {
+            await DocumentReader.read(transport: transport, options: options, random: FixedRandom())
         }
-        fuzzCheck(result.status != .valid, "a response stream was reported valid")
+        let result = read.result
+        if result.status == .valid {
+            fuzzCheck(fuzzContains(read.files[.sod] ?? [], securityObject),
+                      "valid with an SOD whose LDSSecurityObject the test document signer did not sign")
+            fuzzCheck(read.files[.dg(1)] == specimen.files[.dg(1)], "valid with a DG1 that is not the signed one")
+            fuzzCheck(read.files[.dg(2)] == nil || read.files[.dg(2)] == specimen.files[.dg(2)],
+                      "valid with a DG2 that is not the signed one")
+        }
         fuzzCheck(result.transport.apdus <= responses.count + 1, "more APDUs than responses")
         fuzzCheck(result.status != .failed || !(result.error?.code.isEmpty ?? true), "a failure without an error code")
         return 0

@@ -145,9 +145,9 @@ import MRTDTesting
             fuzzCheck(mode.valid.count >= 5 && responses.count >= 5, "PACE succeeded on a fuzzed exchange (\(mode.name))")
             // The chip's ephemeral key (step 3) and token (step 4) are the genuine chip's.
             fuzzCheck(responses[3].prefix(responses[3].count - 2).elementsEqual(mode.valid[3].prefix(mode.valid[3].count - 2))
-                      || contains(responses[3], mode.valid[3].dropFirst(4).dropLast(2)),
+                      || fuzzContains(responses[3], mode.valid[3].dropFirst(4).dropLast(2)),
                       "PACE accepted a chip ephemeral key that is not the genuine one (\(mode.name))")
-            fuzzCheck(contains(responses[4], Array(mode.valid[4].dropFirst(2).prefix(10))),
+            fuzzCheck(fuzzContains(responses[4], Array(mode.valid[4].dropFirst(2).prefix(10))),
                       "PACE accepted a token that is not the genuine one (\(mode.name))")
         case .failure(let error):
             if let error = error as? ProtocolError {
@@ -165,14 +165,5 @@ import MRTDTesting
         guard response.count > 2, let template = try? TLV.parse(response.dropLast(2), expecting: 0x7C),
               let element = try? template.child(tag) else { return nil }
         return element.bytes
-    }
-
-    static func contains(_ haystack: [UInt8], _ needle: some Collection<UInt8>) -> Bool {
-        let needle = Array(needle)
-        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
-            return true
-        }
-        return false
     }
 }

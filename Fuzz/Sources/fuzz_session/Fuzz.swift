@@ -3,15 +3,44 @@ import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import MRTDVerification
 
 /// The whole read (SELECT, BAC, EF.COM, EF.SOD, DG1, DG2, DG14/15) against a virtual chip whose
 /// files and quirks come from the input: EF.COM, EF.SOD and data groups of any content, any maximum
-/// read length, extended length on or off, SFI support, the end-of-file status. The reader never
-/// traps, sends a bounded number of APDUs, and never reports `valid`.
+/// read length, extended length on or off, SFI support, the end-of-file status. The reader trusts
+/// the TEST-ONLY CSCA, so passive authentication runs and `valid` is reachable: the seeds carry the
+/// specimen signed by the test document signer. The reader never traps, sends a bounded number of
+/// APDUs, and reports `valid` only for the specimen's signed LDSSecurityObject with DG1 and DG2 as
+/// the specimen has them (anything else verifying would be a signature or hash check let through).
 @main enum FuzzSession {
-    static func main() { FuzzDriver.run(test) }
+    static func main() {
+        if FuzzSeeds.writeIfAsked({
+            let files = specimen.files
+            let parts = [files[.com]!, files[.sod]!, files[.dg(1)]!, files[.dg(2)]!]
+            // A byte of the face image changed after signing: only a broken hash check lets it pass.
+            var altered = files[.dg(2)]!
+            altered[altered.count - 3] ^= 0x01
+            return [
+                "specimen_signed": FuzzSeeds.chunks([0, 0xDF], parts),
+                "specimen_signed_sfi_extended": FuzzSeeds.chunks([16 | 32 | 1, 0xDF], parts),
+                "specimen_dg2_altered": FuzzSeeds.chunks([0, 0xDF], [parts[0], parts[1], parts[2], altered]),
+            ]
+        }) { return }
+        FuzzDriver.run(test)
+    }
 
     static let key = try! MRZKey(documentNumber: "L898902C3", dateOfBirth: "740812", dateOfExpiry: "120415")
+    static let specimen = try! SpecimenDocument.make()
+    /// The signed content of the specimen's SOD (deterministic: the data groups are).
+    static let securityObject = try! LDSSecurityObject(
+        version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid,
+        dataGroupHashes: [1: DigestAlgorithm.sha256.hash(specimen.files[.dg(1)]!),
+                          2: DigestAlgorithm.sha256.hash(specimen.files[.dg(2)]!)]).derEncoded()
+    static let trustStore: TrustStore = {
+        var store = TrustStore()
+        _ = store.addAnchor(try! TestPKI.csca(), source: "test", isTestMaterial: true)
+        return store
+    }()
 
     struct FixedRandom: RandomSource {
         func randomBytes(_ count: Int) throws -> [UInt8] { Array(repeating: 0x5A, count: count) }
@@ -31,11 +60,19 @@ import MRTDTesting
             maxReadLength: quirks & 2 != 0 ? maxLe : nil, rejectsMaximumLe: quirks & 4 != 0,
             endOfFileStatus: quirks & 8 != 0 ? .endOfFileReached : StatusWord(rawValue: 0x6B00),
             shortFileIdentifiers: quirks & 16 != 0, random: FixedRandom())
-        let options = ReadOptions(accessKey: .mrz(key), reader: .init(preferExtendedLength: quirks & 32 != 0))
-        let result = runBlocking {
-            await DocumentReader.read(transport: VirtualChip(configuration: configuration), options: options, random: FixedRandom()).result
+        let options = ReadOptions(
+            accessKey: .mrz(key), reader: .init(preferExtendedLength: quirks & 32 != 0), trustStore: trustStore)
+        let read = runBlocking {
+            await DocumentReader.read(transport: VirtualChip(configuration: configuration), options: options, random: FixedRandom())
         }
-        fuzzCheck(result.status != .valid, "a fuzzed document was reported valid")
+        let result = read.result
+        if result.status == .valid {
+            fuzzCheck(fuzzContains(read.files[.sod] ?? [], securityObject),
+                      "valid with an SOD whose LDSSecurityObject the test document signer did not sign")
+            fuzzCheck(read.files[.dg(1)] == specimen.files[.dg(1)], "valid with a DG1 that is not the signed one")
+            fuzzCheck(read.files[.dg(2)] == nil || read.files[.dg(2)] == specimen.files[.dg(2)],
+                      "valid with a DG2 that is not the signed one")
+        }
         fuzzCheck(result.transport.apdus < 2_000, "\(result.transport.apdus) APDUs for one read")
         return 0
     }

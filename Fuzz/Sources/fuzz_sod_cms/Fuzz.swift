@@ -43,7 +43,7 @@ import MRTDVerification
             let bytes = input.rest()
             let verdict = PassiveAuthentication.verifyCardSecurity(bytes, trustStore: trustStore, at: date)
             if verdict.reason == nil {
-                fuzzCheck(contains(bytes, securityInfos.derEncoded()), "an EF.CardSecurity not signed by the test DSC verified")
+                fuzzCheck(fuzzContains(bytes, securityInfos.derEncoded()), "an EF.CardSecurity not signed by the test DSC verified")
                 fuzzCheck(verdict.securityInfos == securityInfos.derEncoded(), "verified SecurityInfos differ from the signed ones")
             }
             return 0
@@ -59,18 +59,10 @@ import MRTDVerification
         if report.passed {
             fuzzCheck(flip == 0, "a modified DG1 passed")
             fuzzCheck(report.signatureAndChainValid, "passed without a valid signature and chain")
-            fuzzCheck(contains(sod, securityObject), "an SOD whose LDSSecurityObject was not signed by the test DSC passed")
+            fuzzCheck(fuzzContains(sod, securityObject), "an SOD whose LDSSecurityObject was not signed by the test DSC passed")
         } else {
             fuzzCheck(report.reason != nil, "a failure without a reason")
         }
         return 0
-    }
-
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard needle.count <= haystack.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<start + needle.count].elementsEqual(needle) { return true }
-        }
-        return false
     }
 }

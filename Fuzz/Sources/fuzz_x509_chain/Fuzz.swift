@@ -64,8 +64,8 @@ import MRTDVerification
         }
         let report = PassiveAuthentication.verify(files: files(dsc: dscBytes), trustStore: store, at: date)
         if report.passed {
-            fuzzCheck(contains(dscBytes, dscTBS), "a DSC without the test DSC's signed TBSCertificate passed")
-            fuzzCheck(!fuzzedAnchor || contains(cscaBytes, cscaKey), "an anchor without the test CSCA's key verified the DSC")
+            fuzzCheck(fuzzContains(dscBytes, dscTBS), "a DSC without the test DSC's signed TBSCertificate passed")
+            fuzzCheck(!fuzzedAnchor || fuzzContains(cscaBytes, cscaKey), "an anchor without the test CSCA's key verified the DSC")
         }
         return 0
     }
@@ -95,13 +95,5 @@ import MRTDVerification
         var files = specimen.files
         files[.sod] = TLV.encode(tag: 0x77, value: contentInfo)
         return files
-    }
-
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<start + needle.count].elementsEqual(needle) { return true }
-        }
-        return false
     }
 }
