@@ -38,6 +38,10 @@ public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomSt
     case extendedAnnouncedRefused = "extended-announced-refused"
     /// Every READ BINARY takes 1.5 s to answer (NFCPassportReader#107, passport-reader#16).
     case slowRead1500ms = "slow-read-1500ms"
+    /// PACE's mapping and key agreement (GENERAL AUTHENTICATE steps 2 and 3) take 4.5 s each, just
+    /// inside the 5 s Doc 9303-10 B.11 allows an I-block (Kinegram eMRTD SDK 6a41463: a 2019 Italian
+    /// ID takes over 1 s for them; AusweisApp 2.2.0: cards slow down after wrong CANs).
+    case slowPACE4500ms = "slow-pace-4500ms"
     /// After ``VirtualChip/lockThreshold`` failed access attempts (BAC or PACE) the chip stops
     /// answering for good (passport-reader#10).
     case lockAfterFailedAccess = "lock-after-failed-access"
@@ -100,6 +104,8 @@ struct VirtualQuirkState {
     var masterFileSelectsRefused = 0
     /// INTERNAL AUTHENTICATE commands refused (`aa-6a88`).
     var internalAuthenticatesRefused = 0
+    /// PACE steps answered slowly (`slow-pace-4500ms`).
+    var slowPACESteps = 0
 }
 
 extension VirtualChip {
@@ -109,6 +115,8 @@ extension VirtualChip {
     public static let lockThreshold = 3
     /// With `slow-read-1500ms`, the time each READ BINARY takes.
     public static let slowReadDelay = Duration.milliseconds(1500)
+    /// With `slow-pace-4500ms`, the time PACE's mapping and key agreement steps each take.
+    public static let slowPACEDelay = Duration.milliseconds(4500)
     /// A small EF.ATR/INFO (Doc 9303-10 §3.11.3): extended length info, max 0x0800 bytes each way.
     static let specimenATRInfo: [UInt8] = [0x7F, 0x66, 0x08, 0x02, 0x02, 0x08, 0x00, 0x02, 0x02, 0x08, 0x00]
 
@@ -129,6 +137,9 @@ extension VirtualChip {
     /// INTERNAL AUTHENTICATE commands refused so far (`aa-6a88`).
     public var internalAuthenticatesRefused: Int { quirkState.internalAuthenticatesRefused }
 
+    /// PACE steps answered slowly so far (`slow-pace-4500ms`).
+    public var slowPACESteps: Int { quirkState.slowPACESteps }
+
     /// GET RESPONSE commands answered so far (`respond-61xx`).
     public var getResponsesAnswered: Int { quirkState.getResponses }
 
@@ -138,6 +149,13 @@ extension VirtualChip {
         if isLocked { return nil }
         if configuration.quirks.contains(.slowRead1500ms), bytes.count >= 4, bytes[1] == 0xB0 || bytes[1] == 0xB1 {
             try? await Task.sleep(for: Self.slowReadDelay)
+        }
+        // GENERAL AUTHENTICATE with a mapping (81) or ephemeral key (83) object: steps 2 and 3.
+        if configuration.quirks.contains(.slowPACE4500ms), bytes.count >= 8, bytes[1] == 0x86, bytes[0] & 0x0C == 0,
+           let data = try? CommandAPDU(bytes: bytes).data, data.count > 2, data[0] == 0x7C,
+           let inner = try? TLV.parse(data, expecting: 0x7C).children().first, inner.tag == 0x81 || inner.tag == 0x83 {
+            quirkState.slowPACESteps += 1
+            try? await Task.sleep(for: Self.slowPACEDelay)
         }
         return process(bytes, injecting: fault)
     }

@@ -87,6 +87,7 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
             row("PACE chip, BAC asked for", .bac6A88, try pace(gm, bac: true), access: .bac, error: "bacNotSupported"),
             row("BAC", .extendedAnnouncedRefused, bac(), access: .bac),
             row("BAC, DG1", .slowRead1500ms, bac(), access: .bac, dataGroups: [1]),
+            row("PACE, DG1", .slowPACE4500ms, try pace(gm), access: .pace, dataGroups: [1]),
         ]
     }
 
