@@ -15,6 +15,15 @@ extension SpecimenDocument {
     }
 }
 
+/// How EF.CardSecurity of a PACE-CAM chip lists its Chip Authentication keys.
+public enum CAMKeyLayout: Sendable, Hashable {
+    /// One key, keyId 1.
+    case single
+    /// A second key on the same curve (a generic Chip Authentication key the chip does not use for
+    /// the mapping) listed before the CAM key; each keyId as given, nil for none (gmrtd#447).
+    case withOtherKeyOnTheCurve(camKeyID: Int?, otherKeyID: Int?)
+}
+
 extension VirtualChipConfiguration {
     /// A PACE chip with the specimen's files: EF.CardAccess listing `infos` (and explicit
     /// `domainParameterInfos` they refer to by parameter ID), and, when one of them
@@ -25,11 +34,13 @@ extension VirtualChipConfiguration {
     ///   - bac: whether BAC still works (a PACE-only chip answers GET CHALLENGE with 6A88).
     ///   - can: the card access number (nil: no CAN password).
     ///   - mrzAllowed: false for CAN-only ID cards.
+    ///   - camKeys: the keys of EF.CardSecurity for PACE-CAM.
     public static func paceChip(
         document: SpecimenDocument, accessKey: MRZKey, infos: [PACEInfo],
         domainParameterInfos: [PACEDomainParameterInfo] = [], can: String? = "123456",
         bac: Bool = true, mrzAllowed: Bool = true, requireParameterID: Bool? = nil,
-        faults: Set<VirtualPACE.Fault> = [], random: any RandomSource = SystemRandom()
+        faults: Set<VirtualPACE.Fault> = [], random: any RandomSource = SystemRandom(),
+        camKeys: CAMKeyLayout = .single
     ) throws -> VirtualChipConfiguration {
         var files = document.files
         files[.cardAccess] = SecurityInfos(
@@ -39,10 +50,19 @@ extension VirtualChipConfiguration {
             let group = try KeyAgreementGroups.standardized(id)
             let key = try group.generatePrivateKey(using: random)
             let publicKey = try group.publicKey(privateKey: key, generator: group.generator)
-            let keyInfo = try ChipAuthenticationPublicKeyInfo(
-                keyAgreement: .ecdh, algorithm: .standardized(id), publicKey: publicKey, keyID: 1)
+            var keyInfos: [SecurityInfo] = []
+            var camKeyID: Int? = 1
+            if case .withOtherKeyOnTheCurve(let camID, let otherID) = camKeys {
+                camKeyID = camID
+                // The other key comes first: a reader taking the first key on the curve fails CAM.
+                let other = try group.publicKey(privateKey: try group.generatePrivateKey(using: random), generator: group.generator)
+                keyInfos.append(.chipAuthenticationPublicKey(try ChipAuthenticationPublicKeyInfo(
+                    keyAgreement: .ecdh, algorithm: .standardized(id), publicKey: other, keyID: otherID)))
+            }
+            keyInfos.append(.chipAuthenticationPublicKey(try ChipAuthenticationPublicKeyInfo(
+                keyAgreement: .ecdh, algorithm: .standardized(id), publicKey: publicKey, keyID: camKeyID)))
             files[.cardSecurity] = try SpecimenDocument.cardSecurity(
-                SecurityInfos(infos: infos.map { .pace($0) } + [.chipAuthenticationPublicKey(keyInfo)]), signer: document.signer)
+                SecurityInfos(infos: infos.map { .pace($0) } + keyInfos), signer: document.signer)
             camKey = key
         }
         return VirtualChipConfiguration(

@@ -103,4 +103,29 @@ import MRTDCrypto
             await events.stop()
         }
     }
+
+    /// Issue 32's fixture rows through pcscd + vpcd: PACE-CAM with a generic Chip Authentication key
+    /// on the PACE curve listed before the CAM key (gmrtd#447) reads `valid` with CAM passed; the
+    /// wrong MRZ on the same chip is `accessDenied` (the chip refused the key).
+    @Test func aCAMChipWithTwoKeysOnTheCurveAndAWrongKeyThroughPcscd() async throws {
+        let specimen = try SpecimenDocument.make()
+        let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)
+        let config = try VirtualChipConfiguration.paceChip(
+            document: specimen, accessKey: FieldQuirkScenario.key, infos: [cam], bac: false,
+            camKeys: .withOtherKeyOnTheCurve(camKeyID: 13, otherKeyID: 1))
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            let options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1], trustStore: try Self.trust())
+            let (read, _) = try await Self.readThroughPCSC(
+                VirtualChip(configuration: config), options: options, daemon: daemon, backend: backend, events: events)
+            #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
+            #expect(read.result.checks.chipAuthentication.result == "passed", "\(read.result.checks.chipAuthentication)")
+            var wrong = options
+            wrong.accessKey = .mrz(FieldQuirkScenario.wrongKey)
+            let (refused, _) = try await Self.readThroughPCSC(
+                VirtualChip(configuration: config), options: wrong, daemon: daemon, backend: backend, events: events)
+            #expect(refused.result.error?.code == "accessDenied", "\(refused.result.error?.message ?? "")")
+            await events.stop()
+        }
+    }
 }

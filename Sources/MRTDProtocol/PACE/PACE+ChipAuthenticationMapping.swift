@@ -40,11 +40,20 @@ extension PACE {
         guard !keys.isEmpty, let group = outcome.group as? ECGroup else {
             return ReadResult.Check(result: "failed", reason: "noChipAuthenticationKey", keyFile: LDSFile.cardSecurity.name)
         }
-        for key in keys {
+        // Several keys on one curve (a CAM key and a generic Chip Authentication key): TR-03110-3
+        // §A.1.1.2 has keyId tell them apart, and the PACEInfo's parameterId name the CAM key's keyId
+        // (gmrtd#447). That key is tried first; any other key is accepted only by the equation itself,
+        // so a key found either way is one the chip proved it holds, and the check names its keyId.
+        let parameterID = outcome.parameters.parameterID
+        let ordered = keys.filter { $0.keyID != nil && $0.keyID == parameterID } + keys.filter { $0.keyID == nil || $0.keyID != parameterID }
+        for key in ordered {
             guard let pkIC = try? key.publicKey,
                   let product = try? group.multiply(point: pkIC, scalar: caIC) else { continue }
             if constantTimeEqual(product, mapPK) {
-                return ReadResult.Check(result: passedUnverifiedKey, reason: key.keyID.map { "keyId \($0)" }, keyFile: LDSFile.cardSecurity.name)
+                let how = key.keyID == nil ? "CAM key without keyId, found by the CAM equation"
+                    : key.keyID == parameterID ? "CAM key keyId \(key.keyID!), the PACEInfo's parameterId"
+                    : "CAM key keyId \(key.keyID!), found by the CAM equation (the parameterId names no such key)"
+                return ReadResult.Check(result: passedUnverifiedKey, keyFile: LDSFile.cardSecurity.name, detail: how)
             }
         }
         return ReadResult.Check(result: "failed", reason: "keyMismatch", keyFile: LDSFile.cardSecurity.name)
