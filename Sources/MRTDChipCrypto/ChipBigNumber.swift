@@ -62,13 +62,30 @@ final class ChipBigNumber {
     }
 }
 
-/// An owned `BN_CTX` (OpenSSL's scratch space for big-number arithmetic).
+/// An owned `BN_CTX` (OpenSSL's scratch space for big-number arithmetic) that also keeps every
+/// number made through it alive until it goes: a `BIGNUM` pointer handed to OpenSSL must not outlive
+/// its owner, and Swift may end an object's life right after its last use (the load of `pointer`).
 final class ChipBigNumberContext {
     let pointer: OpaquePointer
+    private var kept: [ChipBigNumber] = []
 
     init() throws(ChipCryptoError) {
         guard let ctx = BN_CTX_new() else { throw .openSSL("BN_CTX_new") }
         pointer = ctx
+    }
+
+    /// A new number (zero) that lives as long as this context.
+    func number() throws(ChipCryptoError) -> ChipBigNumber { keep(try ChipBigNumber()) }
+
+    /// The unsigned big-endian value of `bytes`, living as long as this context.
+    func number(_ bytes: [UInt8]) throws(ChipCryptoError) -> ChipBigNumber { keep(try ChipBigNumber(bytes)) }
+
+    /// A small value, living as long as this context.
+    func number(word: UInt) throws(ChipCryptoError) -> ChipBigNumber { keep(try ChipBigNumber(word: word)) }
+
+    private func keep(_ number: ChipBigNumber) -> ChipBigNumber {
+        kept.append(number)
+        return number
     }
 
     deinit {

@@ -32,7 +32,7 @@ final class ChipDHGroup: ChipGroup, @unchecked Sendable {
     }
 
     func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
-        try locked { context in try power(try element(generator), privateKey, context).bytes() }
+        try locked { context in try power(try element(generator, context), privateKey, context).bytes() }
     }
 
     func validatePublicKey(_ publicKey: [UInt8]) throws {
@@ -52,7 +52,7 @@ final class ChipDHGroup: ChipGroup, @unchecked Sendable {
     func genericMapping(nonce: [UInt8], sharedElement: [UInt8]) throws -> [UInt8] {
         try locked { context in
             // g^ = g^s · H mod p.
-            let h = try element(sharedElement)
+            let h = try element(sharedElement, context)
             let mapped = try power(g, nonce, context)
             try ChipOpenSSL.check(BN_mod_mul(mapped.pointer, mapped.pointer, h.pointer, p.pointer, context.pointer), "BN_mod_mul")
             guard !mapped.isOne, !mapped.isZero else { throw ChipCryptoError.invalidInput("mapped generator is 1") }
@@ -64,11 +64,11 @@ final class ChipDHGroup: ChipGroup, @unchecked Sendable {
         try locked { context in
             // g^ = R_p^((p-1)/q) mod p.
             guard let q else { throw ChipCryptoError.unsupported("DH Integrated Mapping without the subgroup order q") }
-            let reduced = try ChipBigNumber()
-            try ChipOpenSSL.check(BN_nnmod(reduced.pointer, try ChipBigNumber(pseudoRandom).pointer, p.pointer, context.pointer), "BN_nnmod")
-            let exponent = try ChipBigNumber()
+            let reduced = try context.number()
+            try ChipOpenSSL.check(BN_nnmod(reduced.pointer, try context.number(pseudoRandom).pointer, p.pointer, context.pointer), "BN_nnmod")
+            let exponent = try context.number()
             try ChipOpenSSL.check(BN_div(exponent.pointer, nil, pMinusOne.pointer, q.pointer, context.pointer), "BN_div")
-            let mapped = try ChipBigNumber()
+            let mapped = try context.number()
             try ChipOpenSSL.check(BN_mod_exp(mapped.pointer, reduced.pointer, exponent.pointer, p.pointer, context.pointer), "BN_mod_exp")
             guard !mapped.isOne, !mapped.isZero else { throw ChipCryptoError.invalidInput("mapped generator is 1") }
             return try mapped.bytes(length: fieldByteCount)
@@ -78,24 +78,28 @@ final class ChipDHGroup: ChipGroup, @unchecked Sendable {
     // MARK: Elements
 
     private func locked<T>(_ body: (ChipBigNumberContext) throws -> T) throws -> T {
-        try lock.withLock { _ in try body(try ChipBigNumberContext()) }
+        try lock.withLock { _ in
+            let context = try ChipBigNumberContext()
+            defer { withExtendedLifetime(context) {} }
+            return try body(context)
+        }
     }
 
     /// A value of at most p's length, as a number.
-    private func element(_ bytes: [UInt8]) throws -> ChipBigNumber {
+    private func element(_ bytes: [UInt8], _ context: ChipBigNumberContext) throws -> ChipBigNumber {
         guard !bytes.isEmpty, bytes.count <= fieldByteCount else { throw ChipCryptoError.invalidInput("DH value of \(bytes.count) bytes") }
-        return try ChipBigNumber(bytes)
+        return try context.number(bytes)
     }
 
     /// A peer's public value, checked: 1 < y < p - 1 and, with q known, y^q = 1 (mod p)
     /// (BSI TR-03110-3 §A.2.2).
     private func peer(_ bytes: [UInt8], _ context: ChipBigNumberContext) throws -> ChipBigNumber {
-        let y = try element(bytes)
-        guard ChipBigNumber.compare(y, try ChipBigNumber(word: 1)) > 0, ChipBigNumber.compare(y, pMinusOne) < 0 else {
+        let y = try element(bytes, context)
+        guard ChipBigNumber.compare(y, try context.number(word: 1)) > 0, ChipBigNumber.compare(y, pMinusOne) < 0 else {
             throw ChipCryptoError.invalidInput("DH public value out of range")
         }
         if let q {
-            let check = try ChipBigNumber()
+            let check = try context.number()
             try ChipOpenSSL.check(BN_mod_exp(check.pointer, y.pointer, q.pointer, p.pointer, context.pointer), "BN_mod_exp")
             guard check.isOne else { throw ChipCryptoError.invalidInput("DH public value outside the subgroup of order q") }
         }
@@ -104,9 +108,9 @@ final class ChipDHGroup: ChipGroup, @unchecked Sendable {
 
     /// `base ^ exponent mod p` in constant time.
     private func power(_ base: ChipBigNumber, _ exponent: [UInt8], _ context: ChipBigNumberContext) throws -> ChipBigNumber {
-        let x = try ChipBigNumber(exponent)
+        let x = try context.number(exponent)
         BN_set_flags(x.pointer, BN_FLG_CONSTTIME)
-        let result = try ChipBigNumber()
+        let result = try context.number()
         try ChipOpenSSL.check(BN_mod_exp(result.pointer, base.pointer, x.pointer, p.pointer, context.pointer), "BN_mod_exp")
         return result
     }

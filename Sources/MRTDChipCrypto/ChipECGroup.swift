@@ -33,7 +33,8 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     /// Explicit parameters: y² = x³ + ax + b over GF(p), base point, order, cofactor.
     convenience init(p: [UInt8], a: [UInt8], b: [UInt8], generator: [UInt8], order: [UInt8], cofactor: [UInt8]) throws(ChipCryptoError) {
         let context = try ChipBigNumberContext()
-        let (pn, an, bn) = (try ChipBigNumber(p), try ChipBigNumber(a), try ChipBigNumber(b))
+        defer { withExtendedLifetime(context) {} }
+        let (pn, an, bn) = (try context.number(p), try context.number(a), try context.number(b))
         guard let group = EC_GROUP_new_curve_GFp(pn.pointer, an.pointer, bn.pointer, context.pointer) else {
             throw .invalidInput("explicit curve parameters")
         }
@@ -42,8 +43,8 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
             throw .openSSL("EC_POINT_new")
         }
         defer { EC_POINT_free(base) }
-        let n = try ChipBigNumber(order)
-        let h = try ChipBigNumber(cofactor.isEmpty ? [1] : cofactor)
+        let n = try context.number(order)
+        let h = try context.number(cofactor.isEmpty ? [1] : cofactor)
         guard EC_POINT_oct2point(group, base, generator, generator.count, context.pointer) == 1,
               EC_GROUP_set_generator(group, base, n.pointer, h.pointer) == 1
         else {
@@ -86,7 +87,7 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
         try locked { context in
             let base = try decode(generator, context)
             defer { EC_POINT_free(base) }
-            let k = try ChipBigNumber(privateKey)
+            let k = try context.number(privateKey)
             let result = try newPoint()
             defer { EC_POINT_free(result) }
             try ChipOpenSSL.check(EC_POINT_mul(group, result, nil, base, k.pointer, context.pointer), "EC_POINT_mul")
@@ -109,7 +110,7 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
         try locked { context in
             let shared = try multiply(peerPublicKey, by: privateKey, context)
             defer { EC_POINT_free(shared) }
-            let x = try ChipBigNumber()
+            let x = try context.number()
             try ChipOpenSSL.check(EC_POINT_get_affine_coordinates(group, shared, x.pointer, nil, context.pointer), "EC_POINT_get_affine_coordinates")
             return try x.bytes(length: fieldByteCount)
         }
@@ -120,8 +121,8 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
             // G^ = s·G + H: EC_POINT_mul computes n·G + m·Q.
             let h = try decode(sharedElement, context)
             defer { EC_POINT_free(h) }
-            let s = try ChipBigNumber(nonce)
-            let one = try ChipBigNumber(word: 1)
+            let s = try context.number(nonce)
+            let one = try context.number(word: 1)
             let mapped = try newPoint()
             try ChipOpenSSL.check(EC_POINT_mul(group, mapped, s.pointer, h, one.pointer, context.pointer), "EC_POINT_mul")
             return try encode(mapped, consuming: true, context)
@@ -130,15 +131,14 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
 
     func integratedMapping(pseudoRandom: [UInt8]) throws -> [UInt8] {
         try locked { context in
-            let (x, y) = try ChipPointEncoding.map(
-                pseudoRandom, p: p.pointer, a: a.pointer, b: b.pointer, context: context.pointer)
+            let (x, y) = try ChipPointEncoding.map(pseudoRandom, p: p.pointer, a: a.pointer, b: b.pointer, scope: context)
             let point = try newPoint()
             guard EC_POINT_set_affine_coordinates(group, point, x.pointer, y.pointer, context.pointer) == 1 else {
                 EC_POINT_free(point)
                 ERR_clear_error()
                 throw ChipCryptoError.invalidInput("Integrated Mapping gave a point off the curve")
             }
-            if ChipBigNumber.compare(cofactor, try ChipBigNumber(word: 1)) != 0 {
+            if ChipBigNumber.compare(cofactor, try context.number(word: 1)) != 0 {
                 // Outside prime-order curves the mapped point is multiplied by the cofactor.
                 try ChipOpenSSL.check(EC_POINT_mul(group, point, nil, point, cofactor.pointer, context.pointer), "EC_POINT_mul")
             }
@@ -149,13 +149,13 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     /// `a · b⁻¹ mod n` (PACE-CAM: CA_IC = SK_map,IC · SK_IC⁻¹), at the length of n.
     func multiplyByInverse(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {
         try locked { context in
-            let (an, bn) = (try ChipBigNumber(a), try ChipBigNumber(b))
-            let inverse = try ChipBigNumber()
+            let (an, bn) = (try context.number(a), try context.number(b))
+            let inverse = try context.number()
             guard BN_mod_inverse(inverse.pointer, bn.pointer, order.pointer, context.pointer) != nil else {
                 ERR_clear_error()
                 throw ChipCryptoError.invalidInput("key not invertible mod n")
             }
-            let product = try ChipBigNumber()
+            let product = try context.number()
             try ChipOpenSSL.check(BN_mod_mul(product.pointer, an.pointer, inverse.pointer, order.pointer, context.pointer), "BN_mod_mul")
             return try product.bytes(length: order.byteCount)
         }
@@ -164,7 +164,11 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     // MARK: Points
 
     private func locked<T>(_ body: (ChipBigNumberContext) throws -> T) throws -> T {
-        try lock.withLock { _ in try body(try ChipBigNumberContext()) }
+        try lock.withLock { _ in
+            let context = try ChipBigNumberContext()
+            defer { withExtendedLifetime(context) {} }
+            return try body(context)
+        }
     }
 
     private func newPoint() throws(ChipCryptoError) -> OpaquePointer {
@@ -187,7 +191,7 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
             ERR_clear_error()
             throw ChipCryptoError.invalidInput("point not on the curve")
         }
-        if ChipBigNumber.compare(cofactor, try ChipBigNumber(word: 1)) != 0 {
+        if ChipBigNumber.compare(cofactor, try context.number(word: 1)) != 0 {
             let check = try newPoint()
             defer { EC_POINT_free(check) }
             try ChipOpenSSL.check(EC_POINT_mul(group, check, nil, point, order.pointer, context.pointer), "EC_POINT_mul")
@@ -203,7 +207,7 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     private func multiply(_ peer: [UInt8], by privateKey: [UInt8], _ context: ChipBigNumberContext) throws -> OpaquePointer {
         let point = try decode(peer, context)
         defer { EC_POINT_free(point) }
-        let k = try ChipBigNumber(privateKey)
+        let k = try context.number(privateKey)
         let result = try newPoint()
         try ChipOpenSSL.check(EC_POINT_mul(group, result, nil, point, k.pointer, context.pointer), "EC_POINT_mul")
         return result

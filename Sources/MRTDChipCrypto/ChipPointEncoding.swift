@@ -14,18 +14,19 @@ internal import CLibCrypto
 ///     8. A² · h2 = 1 (mod p) ? (X2, A·h2) : (X3, A·U)
 enum ChipPointEncoding {
     static func map(
-        _ pseudoRandom: [UInt8], p: OpaquePointer, a: OpaquePointer, b: OpaquePointer, context: OpaquePointer
+        _ pseudoRandom: [UInt8], p: OpaquePointer, a: OpaquePointer, b: OpaquePointer, scope: ChipBigNumberContext
     ) throws -> (x: ChipBigNumber, y: ChipBigNumber) {
+        let context = scope.pointer
         guard BN_is_bit_set(p, 0) == 1, BN_is_bit_set(p, 1) == 1 else {
             throw ChipCryptoError.unsupported("Integrated Mapping needs p ≡ 3 (mod 4)")
         }
         guard BN_is_zero(a) == 0 else { throw ChipCryptoError.unsupported("Integrated Mapping on a curve with a = 0") }
-        func value() throws -> ChipBigNumber { try ChipBigNumber() }
+        func value() throws -> ChipBigNumber { try scope.number() }
         func check(_ result: Int32, _ call: String) throws { try ChipOpenSSL.check(result, call) }
-        let zero = try ChipBigNumber(word: 0)
-        let one = try ChipBigNumber(word: 1)
+        let zero = try scope.number(word: 0)
+        let one = try scope.number(word: 1)
         let t = try value()
-        try check(BN_nnmod(t.pointer, try ChipBigNumber(pseudoRandom).pointer, p, context), "BN_nnmod")
+        try check(BN_nnmod(t.pointer, try scope.number(pseudoRandom).pointer, p, context), "BN_nnmod")
 
         let t2 = try value()
         try check(BN_mod_sqr(t2.pointer, t.pointer, p, context), "BN_mod_sqr")
@@ -56,7 +57,7 @@ enum ChipPointEncoding {
         let x3 = try value()
         try check(BN_mod_mul(x3.pointer, alpha.pointer, x2.pointer, p, context), "BN_mod_mul")
 
-        let h2 = try curveValue(x2, a: a, b: b, p: p, context: context)
+        let h2 = try curveValue(x2, a: a, b: b, p: p, scope: scope)
 
         let u = try value()
         try check(BN_mod_sqr(u.pointer, t.pointer, p, context), "BN_mod_sqr")
@@ -89,12 +90,13 @@ enum ChipPointEncoding {
 
     /// x³ + a·x + b mod p.
     private static func curveValue(
-        _ x: ChipBigNumber, a: OpaquePointer, b: OpaquePointer, p: OpaquePointer, context: OpaquePointer
+        _ x: ChipBigNumber, a: OpaquePointer, b: OpaquePointer, p: OpaquePointer, scope: ChipBigNumberContext
     ) throws -> ChipBigNumber {
-        let result = try ChipBigNumber()
+        let context = scope.pointer
+        let result = try scope.number()
         try ChipOpenSSL.check(BN_mod_sqr(result.pointer, x.pointer, p, context), "BN_mod_sqr")
         try ChipOpenSSL.check(BN_mod_mul(result.pointer, result.pointer, x.pointer, p, context), "BN_mod_mul")
-        let ax = try ChipBigNumber()
+        let ax = try scope.number()
         try ChipOpenSSL.check(BN_mod_mul(ax.pointer, a, x.pointer, p, context), "BN_mod_mul")
         try ChipOpenSSL.check(BN_mod_add(result.pointer, result.pointer, ax.pointer, p, context), "BN_mod_add")
         try ChipOpenSSL.check(BN_mod_add(result.pointer, result.pointer, b, p, context), "BN_mod_add")
