@@ -16,6 +16,15 @@ public struct ChipSecureMessaging: Sendable {
         public var p2: UInt8
         public var data: [UInt8]
         public var ne: Int?
+
+        public init(cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8], ne: Int?) {
+            self.cla = cla
+            self.ins = ins
+            self.p1 = p1
+            self.p2 = p2
+            self.data = data
+            self.ne = ne
+        }
     }
 
     public let cipher: ChipCipher
