@@ -6,43 +6,8 @@ internal import CLibCrypto
 /// the challenge's hash with ECDSA, plain `r || s` (BSI TR-03111) or DER.
 // Invariant: `key` is never mutated after init; OpenSSL signing with a shared EVP_PKEY is thread-safe.
 public final class ChipActiveAuthentication: @unchecked Sendable {
-    /// The hash the chip signs with (its ISO/IEC 10118-3 identifier goes into the RSA trailer).
-    public enum Digest: String, Sendable, Hashable, CaseIterable {
-        case sha1 = "SHA-1", sha224 = "SHA-224", sha256 = "SHA-256", sha384 = "SHA-384", sha512 = "SHA-512"
-
-        var md: OpaquePointer? {
-            switch self {
-            case .sha1: EVP_sha1()
-            case .sha224: EVP_sha224()
-            case .sha256: EVP_sha256()
-            case .sha384: EVP_sha384()
-            case .sha512: EVP_sha512()
-            }
-        }
-
-        var length: Int {
-            switch self {
-            case .sha1: 20
-            case .sha224: 28
-            case .sha256: 32
-            case .sha384: 48
-            case .sha512: 64
-            }
-        }
-
-        /// ISO/IEC 10118-3 hash identifier (the first trailer byte of `xx CC`).
-        var identifier: UInt8 {
-            switch self {
-            case .sha1: 0x33
-            case .sha256: 0x34
-            case .sha512: 0x35
-            case .sha384: 0x36
-            case .sha224: 0x38
-            }
-        }
-
-        public func hash(_ data: [UInt8]) throws(ChipCryptoError) -> [UInt8] { try ChipOpenSSL.digest(md, data) }
-    }
+    /// The hashes Active Authentication signs with.
+    public typealias Digest = ChipDigest
 
     private let key: OpaquePointer
 

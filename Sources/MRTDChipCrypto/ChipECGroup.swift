@@ -161,6 +161,45 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
         }
     }
 
+    /// ECDSA verification (ANSI X9.62, BSI TR-03111 §4.2.1.2) of a plain `r || s` signature over
+    /// `hash` with the public point `publicKey`: with w = s⁻¹, u₁ = e·w, u₂ = r·w (mod n), the
+    /// x-coordinate of u₁·G + u₂·Q must equal r mod n; e is the hash cut to the bit length of n.
+    func verifyECDSA(hash: [UInt8], plainSignature: [UInt8], publicKey: [UInt8]) throws -> Bool {
+        try locked { context in
+            let size = order.byteCount
+            guard plainSignature.count == 2 * size else { return false }
+            let r = try context.number(Array(plainSignature[0..<size]))
+            let s = try context.number(Array(plainSignature[size...]))
+            let one = try context.number(word: 1)
+            for value in [r, s] {
+                guard ChipBigNumber.compare(value, one) >= 0, ChipBigNumber.compare(value, order) < 0 else { return false }
+            }
+            let e = try context.number(hash)
+            let excess = hash.count * 8 - order.bitCount
+            if excess > 0 { try ChipOpenSSL.check(BN_rshift(e.pointer, e.pointer, Int32(excess)), "BN_rshift") }
+            let w = try context.number()
+            guard BN_mod_inverse(w.pointer, s.pointer, order.pointer, context.pointer) != nil else {
+                ERR_clear_error()
+                return false
+            }
+            let u1 = try context.number()
+            let u2 = try context.number()
+            try ChipOpenSSL.check(BN_mod_mul(u1.pointer, e.pointer, w.pointer, order.pointer, context.pointer), "BN_mod_mul")
+            try ChipOpenSSL.check(BN_mod_mul(u2.pointer, r.pointer, w.pointer, order.pointer, context.pointer), "BN_mod_mul")
+            let q = try decode(publicKey, context)
+            defer { EC_POINT_free(q) }
+            let sum = try newPoint()
+            defer { EC_POINT_free(sum) }
+            try ChipOpenSSL.check(EC_POINT_mul(group, sum, u1.pointer, q, u2.pointer, context.pointer), "EC_POINT_mul")
+            guard EC_POINT_is_at_infinity(group, sum) == 0 else { return false }
+            let x = try context.number()
+            try ChipOpenSSL.check(EC_POINT_get_affine_coordinates(group, sum, x.pointer, nil, context.pointer), "EC_POINT_get_affine_coordinates")
+            let v = try context.number()
+            try ChipOpenSSL.check(BN_nnmod(v.pointer, x.pointer, order.pointer, context.pointer), "BN_nnmod")
+            return ChipBigNumber.compare(v, r) == 0
+        }
+    }
+
     // MARK: Points
 
     private func locked<T>(_ body: (ChipBigNumberContext) throws -> T) throws -> T {

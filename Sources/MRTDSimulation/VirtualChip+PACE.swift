@@ -226,8 +226,7 @@ extension VirtualChip {
                 secureMessaging = ChipSecureMessaging(
                     cipher: cipher, kEnc: paceState.kEnc, kMac: paceState.kMac,
                     ssc: [UInt8](repeating: 0, count: cipher.blockSize))
-                eacState.chipIdentifier = TerminalAuthentication.compressed(
-                    paceState.ephPK, keyAgreement: paceState.paceProtocol?.keyAgreement ?? .ecdh)
+                eacState.chipIdentifier = try ChipTerminalAuthentication.compressed(paceState.ephPK, ellipticCurve: ellipticCurve)
                 paceState.reset()
                 return ResponseAPDU(data: TLV.encode(tag: 0x7C, value: objects), statusWord: .success)
             default:
