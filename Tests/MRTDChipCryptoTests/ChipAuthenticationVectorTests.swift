@@ -88,3 +88,80 @@ struct ChipAuthenticationVectorTests {
         #expect(f.count == 128 && f.first == 0x6A && Array(f.suffix(2)) == [0x34, 0xCC])
     }
 }
+
+/// Terminal Authentication on the chip side against the BSI EAC worked example: the CVCA → DV → IS
+/// chain (ECDSA, the curve from the CVCA certificate) and the terminal's signature over
+/// `ID_PICC || r_PICC || Comp(PK_PCD)`, with ID_PICC = Comp(PK_PICC) from PACE.
+@Suite("Chip crypto: Terminal Authentication vectors")
+struct ChipTerminalAuthenticationVectorTests {
+    /// A CV certificate's signed body, signature, algorithm OID and key elements, read with the
+    /// chip's own TLV reader.
+    struct Certificate {
+        var body: [UInt8]
+        var signature: [UInt8]
+        var algorithmOID: String
+        var elements: [UInt: [UInt8]]
+
+        init(_ bytes: [UInt8]) throws {
+            let outer = try #require(try ChipTLV.parseAll(bytes).first)
+            #expect(outer.tag == 0x7F21)
+            let parts = try ChipTLV.parseAll(outer.value)
+            let body = try #require(parts.first { $0.tag == 0x7F4E })
+            self.body = body.encoded
+            signature = try #require(parts.first { $0.tag == 0x5F37 }).value
+            let key = try #require(try ChipTLV.parseAll(body.value).first { $0.tag == 0x7F49 })
+            let keyParts = try ChipTLV.parseAll(key.value)
+            let oid = try #require(keyParts.first { $0.tag == 0x06 }).value
+            algorithmOID = Self.dotted(oid)
+            elements = Dictionary(uniqueKeysWithValues: keyParts.filter { $0.tag != 0x06 }.map { ($0.tag, $0.value) })
+        }
+
+        func key(domain: [UInt: [UInt8]]) throws -> ChipTerminalAuthentication.Key {
+            let source = elements[0x81] != nil ? elements : domain
+            return .ec(
+                domain: .curve(
+                    p: try #require(source[0x81]), a: try #require(source[0x82]), b: try #require(source[0x83]),
+                    generator: try #require(source[0x84]), order: try #require(source[0x85]), cofactor: source[0x87] ?? [1]),
+                point: try #require(elements[0x86]))
+        }
+
+        static func dotted(_ content: [UInt8]) -> String {
+            var arcs = [Int(content[0]) / 40, Int(content[0]) % 40]
+            var value = 0
+            for byte in content.dropFirst() {
+                value = value << 7 | Int(byte & 0x7F)
+                if byte & 0x80 == 0 {
+                    arcs.append(value)
+                    value = 0
+                }
+            }
+            return arcs.map(String.init).joined(separator: ".")
+        }
+    }
+
+    @Test func theWorkedExampleChainAndTerminalSignatureVerify() throws {
+        guard let example = ChipAuthenticationVectorTests.workedExample() else { return }
+        let cvca = try Certificate(try #require(example["tc_ecdh_cvca_cert"]))
+        let dv = try Certificate(try #require(example["tc_ecdh_dv_cert"]))
+        let terminal = try Certificate(try #require(example["tc_ecdh_ta_cert"]))
+        #expect(ChipTerminalAuthentication.verify(
+            algorithmOID: cvca.algorithmOID, key: try cvca.key(domain: cvca.elements), message: dv.body, signature: dv.signature))
+        #expect(ChipTerminalAuthentication.verify(
+            algorithmOID: dv.algorithmOID, key: try dv.key(domain: cvca.elements), message: terminal.body, signature: terminal.signature))
+        // The chain does not verify against the wrong issuer: the IS certificate under the CVCA key.
+        #expect(!ChipTerminalAuthentication.verify(
+            algorithmOID: cvca.algorithmOID, key: try cvca.key(domain: cvca.elements), message: terminal.body, signature: terminal.signature))
+
+        let chipIdentifier = try ChipTerminalAuthentication.compressed(try #require(example["tc_ecdh_picc_pub_key"]), ellipticCurve: true)
+        let input = try ChipTerminalAuthentication.signatureInput(
+            chipIdentifier: chipIdentifier, challenge: try #require(example["tc_ecdh_ta_nonce"]),
+            terminalKey: try #require(example["tc_ecdh_ca_pcd_pub_key"]), ellipticCurve: true)
+        let signature = try #require(example["tc_ecdh_ta_pcd_signature"])
+        #expect(ChipTerminalAuthentication.verify(
+            algorithmOID: terminal.algorithmOID, key: try terminal.key(domain: cvca.elements), message: input, signature: signature))
+        var flipped = signature
+        flipped[5] ^= 0x01
+        #expect(!ChipTerminalAuthentication.verify(
+            algorithmOID: terminal.algorithmOID, key: try terminal.key(domain: cvca.elements), message: input, signature: flipped))
+    }
+}
