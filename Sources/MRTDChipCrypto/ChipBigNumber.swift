@@ -21,11 +21,6 @@ final class ChipBigNumber {
         try ChipOpenSSL.check(BN_set_word(pointer, word), "BN_set_word")
     }
 
-    /// Takes ownership of a `BIGNUM` OpenSSL allocated.
-    init(owning bn: OpaquePointer) {
-        pointer = bn
-    }
-
     deinit {
         BN_clear_free(pointer)
     }

@@ -145,10 +145,11 @@ extension VirtualChip {
         guard let index = chipAuthenticationKeyIndex(objects.first { $0.tag == 0x84 }?.bytes, authentication) else {
             return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
-        guard let secret = agree(publicKey.bytes, key: authentication.chipAuthenticationKeys[index], authentication) else {
+        guard var secret = agree(publicKey.bytes, key: authentication.chipAuthenticationKeys[index], authentication) else {
             return ResponseAPDU(statusWord: .incorrectData)
         }
         eacState.noteChipAuthentication(terminalKey: publicKey.bytes, keyAgreement: authentication.chipAuthenticationKeys[index].caProtocol.keyAgreement)
+        defer { chipWipe(&secret) }
         guard let session = try? ChipSecureMessaging(cipher: .tripleDES, sharedSecret: secret) else {
             return ResponseAPDU(statusWord: .noPreciseDiagnosis)
         }
