@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "MRTDReaders", targets: ["MRTDReaders"]),
         .library(name: "MRTDVerification", targets: ["MRTDVerification"]),
         .library(name: "MRTDTranscript", targets: ["MRTDTranscript"]),
+        .library(name: "MRTDChipCrypto", targets: ["MRTDChipCrypto"]),
         .library(name: "MRTDSimulation", targets: ["MRTDSimulation"]),
         .library(name: "MRTDClient", targets: ["MRTDClient"]),
         // TEST-ONLY (for Tests/, Fuzz/, Benchmarks/): no product target may depend on it (scripts/check-deps).
@@ -78,12 +79,17 @@ let package = Package(
         .target(
             name: "MRTDTranscript",
             dependencies: ["MRTDCore", "MRTDCrypto", "MRTDProtocol"], swiftSettings: strict),
+        // The virtual chip's own cryptography (issue 33): secure messaging, key derivation, BAC, PACE
+        // (mappings, tokens, CAM), Chip Authentication key agreement and Active Authentication
+        // signing, on OpenSSL directly. Never MRTDCore, MRTDCrypto or MRTDProtocol (scripts/check-deps):
+        // the chip side must not share the reader's crypto code, or a bug on both sides passes.
+        .target(name: "MRTDChipCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         // `--simulate` only: the virtual chip, the specimen documents, the virtual reader backend and
         // the per-process simulation PKI. Holds no private key (scripts/check-deps, tests of the binaries).
         .target(
             name: "MRTDSimulation",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDChipCrypto",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ], swiftSettings: strict),
         // The daemon's socket API as a client sees it: the API models, the error body, the client, the
@@ -155,6 +161,8 @@ let package = Package(
 
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
+        // The chip side's crypto against the published vectors, without any product crypto.
+        .testTarget(name: "MRTDChipCryptoTests", dependencies: ["MRTDChipCrypto"], swiftSettings: strict),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"], swiftSettings: strict),
         .testTarget(
             name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MRTDChipCrypto
 public import MRTDCore
 public import MRTDCrypto
 import MRTDProtocol
@@ -93,9 +94,11 @@ public struct AuthenticationFixture: Sendable {
         var infos: [[UInt8]] = []
         var chipKeys: [VirtualChipAuthentication.ChipAuthenticationKey] = []
         for (slot, spec) in chipAuthentication.enumerated() {
-            let pair = try AuthenticationFixtureKeys.shared.chipAuthenticationKey(id: spec.domainParameterID, slot: slot)
+            let (pair, privateKey) = try AuthenticationFixtureKeys.shared.chipAuthenticationKey(id: spec.domainParameterID, slot: slot)
             let caProtocol = ChipAuthenticationProtocol(keyAgreement: spec.keyAgreement, cipher: spec.cipher)
-            chipKeys.append(.init(keyID: spec.keyID, caProtocol: caProtocol, version: spec.version, keyPair: pair))
+            chipKeys.append(.init(
+                keyID: spec.keyID, caProtocol: caProtocol, version: spec.version, keyPair: pair,
+                domainParameterID: spec.domainParameterID, privateKey: privateKey))
             var spki = try subjectPublicKeyInfo(pair, spec)
             if dg14Faults.contains(.corruptedPublicKey) { spki = try corruptPublicKey(spki) }
             if dg14Faults.contains(.invalidDomainParameters) { spki = try corruptDomainParameters(spki, spec) }
@@ -216,16 +219,20 @@ public struct AuthenticationFixture: Sendable {
 final class AuthenticationFixtureKeys: @unchecked Sendable {
     static let shared = AuthenticationFixtureKeys()
     private let lock = Mutex(())
-    private var chipAuthentication: [String: KeyAgreementKeyPair] = [:]
+    private var chipAuthentication: [String: (pair: KeyAgreementKeyPair, privateKey: [UInt8])] = [:]
     private var activeAuthentication: [String: PrivateKey] = [:]
 
-    func chipAuthenticationKey(id: Int, slot: Int) throws -> KeyAgreementKeyPair {
+    /// A CA key: the private key drawn by the chip's own group (`MRTDChipCrypto`), and the product's
+    /// pair of the same key for DG14's SubjectPublicKeyInfo.
+    func chipAuthenticationKey(id: Int, slot: Int) throws -> (pair: KeyAgreementKeyPair, privateKey: [UInt8]) {
         try lock.withLock { _ in
             let name = "\(id)/\(slot)"
             if let cached = chipAuthentication[name] { return cached }
-            let pair = try KeyAgreementKeyPair.generate(standardizedDomainParameterID: id)
-            chipAuthentication[name] = pair
-            return pair
+            let privateKey = try ChipGroups.make(.standardized(id)).generatePrivateKey(random: ChipRandom.bytes)
+            let domain = try KeyAgreementKeyPair.generate(standardizedDomainParameterID: id).publicKey
+            let key = (pair: try KeyAgreementKeyPair(privateKey: privateKey, on: domain), privateKey: privateKey)
+            chipAuthentication[name] = key
+            return key
         }
     }
 

@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
+import MRTDChipCrypto
 import MRTDProtocol
 import SwiftASN1
 
@@ -14,15 +15,26 @@ public struct VirtualChipAuthentication: Sendable {
         public var caProtocol: ChipAuthenticationProtocol
         /// 1 (Doc 9303) or 2 (TR-03110 CA v2: the GENERAL AUTHENTICATE answer carries a nonce and token).
         public var version: Int
-        /// The chip's static key pair.
+        /// The chip's static key pair as DG14 publishes it (its public half).
         public var keyPair: KeyAgreementKeyPair
+        /// The standardized domain parameter ID of the key's group (Doc 9303-11 §9.5.1).
+        public var domainParameterID: Int
+        /// The private key the chip computes with (its own crypto, `MRTDChipCrypto`), big-endian;
+        /// `keyPair` holds the same key.
+        public var privateKey: [UInt8]
 
-        /// One CA key of the chip.
-        public init(keyID: Int?, caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyPair: KeyAgreementKeyPair) {
+        /// One CA key of the chip: `keyPair` must be the pair of `privateKey` on the group of
+        /// `domainParameterID`.
+        public init(
+            keyID: Int?, caProtocol: ChipAuthenticationProtocol, version: Int = 1, keyPair: KeyAgreementKeyPair,
+            domainParameterID: Int, privateKey: [UInt8]
+        ) {
             self.keyID = keyID
             self.caProtocol = caProtocol
             self.version = version
             self.keyPair = keyPair
+            self.domainParameterID = domainParameterID
+            self.privateKey = privateKey
         }
     }
 
@@ -69,7 +81,7 @@ struct VirtualChipAuthenticationState: Sendable {
     /// The key chosen by MSE:Set AT, waiting for GENERAL AUTHENTICATE.
     var pendingKeyIndex: Int?
     /// Session keys to switch to once the current answer has gone out under the old ones.
-    var pendingSecureMessaging: SecureMessaging?
+    var pendingSecureMessaging: ChipSecureMessaging?
     /// Whether the CA session keys are in force.
     var chipAuthenticated = false
     /// INS of every command that arrived protected by the CA session keys.
@@ -86,7 +98,7 @@ extension VirtualChip {
     /// Called after a protected answer went out: records the command and returns the session to
     /// switch to, if CA produced one (Doc 9303-11 §6.2: the answer to the CA command itself is still
     /// protected with the old keys).
-    func secureMessagingAfterResponse(to ins: UInt8) -> SecureMessaging? {
+    func secureMessagingAfterResponse(to ins: UInt8) -> ChipSecureMessaging? {
         if authenticationState.chipAuthenticated {
             authenticationState.commandsUnderChipAuthenticationKeys.append(ins)
         }
@@ -133,11 +145,15 @@ extension VirtualChip {
         guard let index = chipAuthenticationKeyIndex(objects.first { $0.tag == 0x84 }?.bytes, authentication) else {
             return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
-        guard let secret = agree(publicKey.bytes, key: authentication.chipAuthenticationKeys[index], authentication) else {
+        guard var secret = agree(publicKey.bytes, key: authentication.chipAuthenticationKeys[index], authentication) else {
             return ResponseAPDU(statusWord: .incorrectData)
         }
         eacState.noteChipAuthentication(terminalKey: publicKey.bytes, keyAgreement: authentication.chipAuthenticationKeys[index].caProtocol.keyAgreement)
-        authenticationState.pendingSecureMessaging = session(keyInput: secret, cipher: .tripleDES)
+        defer { chipWipe(&secret) }
+        guard let session = try? ChipSecureMessaging(cipher: .tripleDES, sharedSecret: secret) else {
+            return ResponseAPDU(statusWord: .noPreciseDiagnosis)
+        }
+        authenticationState.pendingSecureMessaging = session
         return ResponseAPDU(statusWord: .success)
     }
 
@@ -167,18 +183,27 @@ extension VirtualChip {
               var secret = agree(publicKey.bytes, key: key, authentication)
         else { return ResponseAPDU(statusWord: .incorrectData) }
         eacState.noteChipAuthentication(terminalKey: publicKey.bytes, keyAgreement: key.caProtocol.keyAgreement)
+        defer { chipWipe(&secret) }
+        let cipher = ChipCipher(key.caProtocol.cipher)
         var answer: [UInt8] = []
         if key.version >= 2 {
-            guard let nonce = try? SystemRandom().randomBytes(8) else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
+            guard let nonce = try? ChipRandom.bytes(8) else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
             secret += nonce
-            let ksMac = KeyDerivation.derive(sharedSecret: secret, counter: KeyDerivation.macCounter, cipher: key.caProtocol.smCipher)
-            guard let token = try? ChipAuthentication.authenticationToken(
-                ksMac: ksMac, caProtocol: key.caProtocol, terminalPublicKey: publicKey.bytes)
+            // TR-03110-3 §B.3 (CA v2): the token over the terminal's key, with KSMAC = KDF(K || r, 2).
+            guard var ksMac = try? ChipKeyDerivation.derive(secret, counter: ChipKeyDerivation.mac, cipher: cipher) else {
+                return ResponseAPDU(statusWord: .noPreciseDiagnosis)
+            }
+            defer { chipWipe(&ksMac) }
+            guard let token = try? ChipPACE.authenticationToken(
+                kMac: ksMac, cipher: cipher, protocolOID: key.caProtocol.oid, publicKey: publicKey.bytes,
+                ellipticCurve: key.caProtocol.keyAgreement == .ecdh)
             else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
             answer = TLV.encode(tag: 0x81, value: nonce) + TLV.encode(tag: 0x82, value: token)
         }
-        authenticationState.pendingSecureMessaging = session(keyInput: secret, cipher: key.caProtocol.smCipher)
-        secureWipe(&secret)
+        guard let session = try? ChipSecureMessaging(cipher: cipher, sharedSecret: secret) else {
+            return ResponseAPDU(statusWord: .noPreciseDiagnosis)
+        }
+        authenticationState.pendingSecureMessaging = session
         return ResponseAPDU(data: TLV.encode(tag: 0x7C, value: answer), statusWord: .success)
     }
 
@@ -189,24 +214,20 @@ extension VirtualChip {
         return keys.firstIndex { $0.keyID == id }
     }
 
-    /// The shared secret with the terminal's ephemeral key, or `nil` when that key is invalid.
+    /// The shared secret with the terminal's ephemeral key, computed by the chip's own group
+    /// arithmetic, or `nil` when that key is invalid.
     private func agree(_ encoded: [UInt8], key: VirtualChipAuthentication.ChipAuthenticationKey,
                        _ authentication: VirtualChipAuthentication) -> [UInt8]? {
-        guard let peer = try? key.keyPair.publicKey.publicKey(encoded: encoded), peer.problem() == nil else { return nil }
-        var pair = key.keyPair
+        guard let group = try? ChipGroups.make(.standardized(key.domainParameterID)),
+              (try? group.validatePublicKey(encoded)) != nil
+        else { return nil }
+        var privateKey = key.privateKey
+        defer { chipWipe(&privateKey) }
         if authentication.faults.contains(.chipAuthenticationWithWrongPrivateKey),
-           let other = try? KeyAgreementKeyPair.generate(on: key.keyPair.publicKey) {
-            pair = other
+           let other = try? group.generatePrivateKey(random: ChipRandom.bytes) {
+            privateKey = other
         }
-        return try? pair.sharedSecret(with: peer)
-    }
-
-    private func session(keyInput: [UInt8], cipher: SMCipher) -> SecureMessaging {
-        SecureMessaging(
-            cipher: cipher,
-            kEnc: KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.encryptionCounter, cipher: cipher),
-            kMac: KeyDerivation.derive(sharedSecret: keyInput, counter: KeyDerivation.macCounter, cipher: cipher),
-            ssc: [UInt8](repeating: 0, count: cipher.blockSize))
+        return try? group.sharedSecret(privateKey: privateKey, peerPublicKey: encoded)
     }
 
     // MARK: Active Authentication
@@ -218,15 +239,11 @@ extension VirtualChip {
         guard command.data.count == 8 else { return ResponseAPDU(statusWord: .wrongLength) }
         var signature: [UInt8]
         do {
-            if key.rsaModulusBits > 0 {
-                let f = try ISO9796Part2.representative(
-                    modulusBits: key.rsaModulusBits, m2: command.data, digest: authentication.activeAuthenticationDigest,
-                    random: SystemRandom())
-                signature = try key.rsaPrivateOperation(f)
-            } else {
-                signature = try key.ecdsaSign(digest: authentication.activeAuthenticationDigest.hash(command.data),
-                                              plain: authentication.ecdsaPlainSignatures)
-            }
+            // The chip's own signer (MRTDChipCrypto) with the DG15 key; M1 from the system's generator.
+            let signer = try ChipActiveAuthentication(pkcs8: key.pkcs8())
+            let digest = ChipActiveAuthentication.Digest(rawValue: authentication.activeAuthenticationDigest.rawValue) ?? .sha1
+            signature = try signer.sign(
+                challenge: command.data, digest: digest, plainECDSA: authentication.ecdsaPlainSignatures, random: ChipRandom.bytes)
         } catch {
             return ResponseAPDU(statusWord: .noPreciseDiagnosis)
         }

@@ -1,5 +1,5 @@
 public import MRTDCore
-import MRTDCrypto
+import MRTDChipCrypto
 import MRTDProtocol
 
 /// PACE on a virtual chip: which protocols it lists in EF.CardAccess, which passwords it takes,
@@ -53,7 +53,8 @@ struct VirtualPACEState {
     var step = 0
     var info: PACEInfo?
     var paceProtocol: PACEProtocol?
-    var group: (any KeyAgreementGroup)?
+    var group: (any ChipGroup)?
+    var cipher = ChipCipher.aes128
     var kPi: [UInt8] = []
     var s: [UInt8] = []
     var mapSK: [UInt8] = []
@@ -67,12 +68,12 @@ struct VirtualPACEState {
     var inProgress: Bool { step > 0 }
 
     mutating func reset() {
-        secureWipe(&kPi)
-        secureWipe(&s)
-        secureWipe(&mapSK)
-        secureWipe(&ephSK)
-        secureWipe(&kEnc)
-        secureWipe(&kMac)
+        chipWipe(&kPi)
+        chipWipe(&s)
+        chipWipe(&mapSK)
+        chipWipe(&ephSK)
+        chipWipe(&kEnc)
+        chipWipe(&kMac)
         self = VirtualPACEState()
     }
 }
@@ -118,22 +119,26 @@ extension VirtualChip {
         }), let proto = info.paceProtocol else {
             return ResponseAPDU(statusWord: .incorrectData)
         }
-        let password: PACEPassword
+        let cipher = ChipCipher(proto.cipher)
+        let passwordKey: [UInt8]?
         switch reference[0] {
-        case 0x01 where pace.mrzAllowed: password = .mrz(configuration.accessKey)
-        case 0x02 where pace.can != nil: password = .can(pace.can ?? "")
+        case 0x01 where pace.mrzAllowed:
+            passwordKey = try? ChipKeyDerivation.passwordKey(mrzInformation: configuration.accessKey.mrzInformation, cipher: cipher)
+        case 0x02 where pace.can != nil:
+            passwordKey = try? ChipKeyDerivation.passwordKey(cardAccessNumber: pace.can ?? "", cipher: cipher)
         default: return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
         // The chip's domain parameters as its own EF.CardAccess states them (standardized or explicit).
-        guard let cardAccess = configuration.files[.cardAccess].flatMap({ try? SecurityInfos(derEncoded: $0) }),
+        guard let passwordKey,
+              let cardAccess = configuration.files[.cardAccess].flatMap({ try? SecurityInfos(derEncoded: $0) }),
               let parameters = PACEParameters.supported(in: cardAccess).first(where: { $0.info == info }),
-              let group = try? KeyAgreementGroups.make(parameters.domainParameters)
+              let group = try? ChipGroups.make(ChipDomainParameters(parameters.domainParameters))
         else { return ResponseAPDU(statusWord: .incorrectData) }
-        let cipher = SMCipher(rawValue: proto.cipher.rawValue) ?? .aes128
         paceState.info = info
         paceState.paceProtocol = proto
         paceState.group = group
-        paceState.kPi = password.key(for: cipher)
+        paceState.cipher = cipher
+        paceState.kPi = passwordKey
         paceState.step = 1
         return ResponseAPDU(statusWord: .success)
     }
@@ -147,7 +152,9 @@ extension VirtualChip {
             paceState.reset()
             return ResponseAPDU(statusWord: .incorrectData)
         }
-        let cipher = SMCipher(rawValue: proto.cipher.rawValue) ?? .aes128
+        let cipher = paceState.cipher
+        let random = configuration.drawRandom
+        let ellipticCurve = group.isEllipticCurve
         let step = paceState.step
         func answer(_ tag: UInt, _ value: [UInt8]) -> ResponseAPDU {
             let tag = pace.faults.contains(.wrongTag(step: step)) ? tag + 0x10 : tag
@@ -162,20 +169,20 @@ extension VirtualChip {
             switch step {
             case 1:
                 // The encrypted nonce z = E(K_π, s).
-                paceState.s = try configuration.random.randomBytes(IntegratedMappingPRF.nonceLength(for: cipher))
-                let z = try PACE.encrypt(key: paceState.kPi, data: paceState.s, cipher: cipher)
+                paceState.s = try random(ChipPACE.nonceLength(cipher))
+                let z = try ChipPACE.encryptNonce(paceState.s, passwordKey: paceState.kPi, cipher: cipher)
                 paceState.step = 2
                 return answer(0x80, z)
             case 2:
                 guard let data = value(0x81) else { return fail() }
                 paceState.step = 3
                 if proto.mapping == .im {
-                    let r = try IntegratedMappingPRF.pseudoRandom(s: paceState.s, t: data, cipher: cipher, primeBitCount: group.primeBitCount)
+                    let r = try ChipPACE.pseudoRandom(s: paceState.s, t: data, cipher: cipher, primeBitCount: group.primeBitCount)
                     paceState.generator = try group.integratedMapping(pseudoRandom: r)
                     return ResponseAPDU(data: [0x7C, 0x00], statusWord: .success)
                 }
                 try group.validatePublicKey(data)
-                paceState.mapSK = try group.generatePrivateKey(using: configuration.random)
+                paceState.mapSK = try group.generatePrivateKey(random: random)
                 var mapPK = try group.publicKey(privateKey: paceState.mapSK, generator: group.generator)
                 let h = try group.sharedElement(privateKey: paceState.mapSK, peerPublicKey: data)
                 paceState.generator = try group.genericMapping(nonce: paceState.s, sharedElement: h)
@@ -184,45 +191,42 @@ extension VirtualChip {
             case 3:
                 guard let terminalPK = value(0x83) else { return fail() }
                 try group.validatePublicKey(terminalPK)
-                paceState.ephSK = try group.generatePrivateKey(using: configuration.random)
+                paceState.ephSK = try group.generatePrivateKey(random: random)
                 paceState.ephPK = try group.publicKey(privateKey: paceState.ephSK, generator: paceState.generator)
                 paceState.terminalEphPK = terminalPK
                 var k = try group.sharedSecret(privateKey: paceState.ephSK, peerPublicKey: terminalPK)
-                defer { secureWipe(&k) }
-                paceState.kEnc = KeyDerivation.derive(sharedSecret: k, counter: KeyDerivation.encryptionCounter, cipher: cipher)
-                paceState.kMac = KeyDerivation.derive(sharedSecret: k, counter: KeyDerivation.macCounter, cipher: cipher)
+                defer { chipWipe(&k) }
+                paceState.kEnc = try ChipKeyDerivation.derive(k, counter: ChipKeyDerivation.encryption, cipher: cipher)
+                paceState.kMac = try ChipKeyDerivation.derive(k, counter: ChipKeyDerivation.mac, cipher: cipher)
                 paceState.step = 4
                 var sent = pace.faults.contains(.echoTerminalKey) ? terminalPK : paceState.ephPK
                 if pace.faults.contains(.invalidEphemeralKey) { sent[sent.count - 1] ^= 0x01 }
                 return answer(0x84, sent)
             case 4:
                 guard command.cla & 0x10 == 0, let tIFD = value(0x85) else { return fail() }
-                let expected = try PACE.token(kMac: paceState.kMac, oid: proto.oid, agreement: proto.keyAgreement,
-                                              publicKey: paceState.ephPK, cipher: cipher)
+                let expected = try ChipPACE.authenticationToken(
+                    kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid, publicKey: paceState.ephPK, ellipticCurve: ellipticCurve)
                 // A wrong password gives other keys: the terminal's token does not verify.
                 guard tIFD == expected else { return fail(.authenticationFailed) }
-                var tIC = try PACE.token(kMac: paceState.kMac, oid: proto.oid, agreement: proto.keyAgreement,
-                                         publicKey: paceState.terminalEphPK, cipher: cipher)
+                var tIC = try ChipPACE.authenticationToken(
+                    kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid, publicKey: paceState.terminalEphPK,
+                    ellipticCurve: ellipticCurve)
                 if pace.faults.contains(.badToken) { tIC[0] ^= 0x01 }
                 var objects = TLV.encode(tag: pace.faults.contains(.wrongTag(step: 4)) ? 0x96 : 0x86, value: tIC)
-                if proto.mapping == .cam, !pace.faults.contains(.missingCAMData), let staticSK = pace.camPrivateKey,
-                   let ec = group as? ECGroup {
+                if proto.mapping == .cam, !pace.faults.contains(.missingCAMData), let staticSK = pace.camPrivateKey, ellipticCurve {
                     // CA_IC = SK_map,IC · SK_IC⁻¹ mod n; A_IC = E(KSEnc, CA_IC) (§4.4.3.5.2).
                     var caIC = pace.faults.contains(.wrongCAMData)
-                        ? try ec.generatePrivateKey(using: configuration.random)
-                        : try ec.multiplyByInverse(paceState.mapSK, staticSK)
-                    defer { secureWipe(&caIC) }
-                    let encrypted = try AES.encryptCBC(
-                        key: paceState.kEnc, iv: PACE.camIV(kEnc: paceState.kEnc),
-                        data: ISO9797Padding.pad(caIC, blockSize: 16))
+                        ? try group.generatePrivateKey(random: random)
+                        : try ChipPACE.chipAuthenticationData(mappingKey: paceState.mapSK, staticKey: staticSK, group: group)
+                    defer { chipWipe(&caIC) }
+                    let encrypted = try ChipPACE.encryptChipAuthenticationData(caIC, kEnc: paceState.kEnc, cipher: cipher)
                     objects += TLV.encode(tag: 0x8A, value: encrypted)
                 }
                 // The answer travels in plain; protection starts with the next command, SSC = 0.
-                secureMessaging = SecureMessaging(
+                secureMessaging = ChipSecureMessaging(
                     cipher: cipher, kEnc: paceState.kEnc, kMac: paceState.kMac,
                     ssc: [UInt8](repeating: 0, count: cipher.blockSize))
-                eacState.chipIdentifier = TerminalAuthentication.compressed(
-                    paceState.ephPK, keyAgreement: paceState.paceProtocol?.keyAgreement ?? .ecdh)
+                eacState.chipIdentifier = try ChipTerminalAuthentication.compressed(paceState.ephPK, ellipticCurve: ellipticCurve)
                 paceState.reset()
                 return ResponseAPDU(data: TLV.encode(tag: 0x7C, value: objects), statusWord: .success)
             default:

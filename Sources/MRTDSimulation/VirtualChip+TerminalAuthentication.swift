@@ -1,5 +1,5 @@
+import MRTDChipCrypto
 import MRTDCore
-import MRTDCrypto
 import MRTDProtocol
 public import MRTDVerification
 
@@ -107,7 +107,7 @@ extension VirtualChip {
         let domain = issuer.publicKey.hasDomainParameters ? issuer.publicKey
             : eacState.accepted.values.first { $0.publicKey.hasDomainParameters }?.publicKey
                 ?? eac.trustPoints.first { $0.publicKey.hasDomainParameters }?.publicKey
-        guard certificate.isSigned(by: issuer.publicKey, domain: domain) else {
+        guard Self.chipVerifies(signature: certificate.signature, over: certificate.body, key: issuer.publicKey, domain: domain) else {
             return ResponseAPDU(statusWord: .authenticationFailed)
         }
         // Role order: CVCA link → DV → IS, never back up (TR-03110-3 §C.4).
@@ -139,26 +139,43 @@ extension VirtualChip {
     }
 
     private func challenge(_ command: CommandAPDU) -> ResponseAPDU {
-        guard command.ne == 8, let r = try? configuration.random.randomBytes(8) else { return ResponseAPDU(statusWord: .wrongLength) }
+        guard command.ne == 8, let r = try? configuration.drawRandom(8) else { return ResponseAPDU(statusWord: .wrongLength) }
         eacState.challenge = r
         return ResponseAPDU(data: r, statusWord: .success)
     }
 
     private func externalAuthenticate(_ command: CommandAPDU) -> ResponseAPDU {
         guard let challenge = eacState.challenge, let terminal = eacState.terminal,
-              let chipIdentifier = eacState.chipIdentifier, let caKey = eacState.caTerminalKey,
-              let scheme = terminal.publicKey.signatureScheme
+              let chipIdentifier = eacState.chipIdentifier, let caKey = eacState.caTerminalKey
         else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
         eacState.challenge = nil  // one attempt per challenge
         let domain = eacState.accepted.values.first { $0.publicKey.hasDomainParameters }?.publicKey
             ?? configuration.eac?.trustPoints.first { $0.publicKey.hasDomainParameters }?.publicKey
-        let input = TerminalAuthentication.signatureInput(
-            chipIdentifier: chipIdentifier, challenge: challenge, terminalEphemeralKey: caKey, keyAgreement: eacState.caKeyAgreement)
-        guard let spki = try? terminal.publicKey.subjectPublicKeyInfo(domain: domain),
-              let key = try? PublicKey(subjectPublicKeyInfo: spki),
-              (try? key.verify(signature: command.data, message: input, scheme: scheme)) == true
+        guard let input = try? ChipTerminalAuthentication.signatureInput(
+            chipIdentifier: chipIdentifier, challenge: challenge, terminalKey: caKey, ellipticCurve: eacState.caKeyAgreement == .ecdh),
+              Self.chipVerifies(signature: command.data, over: input, key: terminal.publicKey, domain: domain)
         else { return ResponseAPDU(statusWord: .authenticationFailed) }
         eacState.granted = Set([3, 4].filter { n in eacState.rights & (n == 3 ? 0x01 : 0x02) != 0 })
         return ResponseAPDU(statusWord: .success)
+    }
+}
+
+extension VirtualChip {
+    /// The chip's own check (`MRTDChipCrypto`) of a TA signature with a CV certificate's key; EC keys
+    /// of DV and IS certificates take the curve from `domain` (their CVCA's key).
+    static func chipVerifies(signature: [UInt8], over message: [UInt8], key: CVPublicKey, domain: CVPublicKey?) -> Bool {
+        let elements = key.elements
+        let chipKey: ChipTerminalAuthentication.Key
+        if let point = elements[0x86] {
+            let source = key.hasDomainParameters ? key : domain
+            guard let parameters = source?.elements, let p = parameters[0x81], let a = parameters[0x82], let b = parameters[0x83],
+                  let g = parameters[0x84], let r = parameters[0x85]
+            else { return false }
+            chipKey = .ec(domain: .curve(p: p, a: a, b: b, generator: g, order: r, cofactor: parameters[0x87] ?? [1]), point: point)
+        } else {
+            guard let n = elements[0x81], let e = elements[0x82] else { return false }
+            chipKey = .rsa(modulus: n, exponent: e)
+        }
+        return ChipTerminalAuthentication.verify(algorithmOID: key.algorithmOID, key: chipKey, message: message, signature: signature)
     }
 }

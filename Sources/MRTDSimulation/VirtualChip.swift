@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
+import MRTDChipCrypto
 import MRTDProtocol
 public import FoundationEssentials
 
@@ -68,7 +69,9 @@ public struct VirtualChipConfiguration: Sendable {
 /// A chip in software: the eMRTD application with BAC and 3DES secure messaging over a file system.
 ///
 /// It is also the in-process reader (`APDUTransport`): the protocol code talks to it exactly as it
-/// talks to PC/SC or libnfc.
+/// talks to PC/SC or libnfc. Its cryptography on the protocol path (secure messaging, key
+/// derivation, BAC, PACE, Chip and Active Authentication) is `MRTDChipCrypto`, never the reader's
+/// own code (issue 33; scripts/check-deps): a fault on either side breaks the session.
 public actor VirtualChip: APDUTransport {
     public nonisolated let capabilities: TransportCapabilities
     public let configuration: VirtualChipConfiguration
@@ -77,7 +80,7 @@ public actor VirtualChip: APDUTransport {
     var application = Application.none
     var selected: LDSFile?
     private var rndIC: [UInt8]?
-    var secureMessaging: SecureMessaging?
+    var secureMessaging: ChipSecureMessaging?
     /// PACE in progress (`VirtualChip+PACE.swift`).
     var paceState = VirtualPACEState()
     /// Chip/Active Authentication progress (`VirtualChip+Authentication`).
@@ -131,11 +134,15 @@ public actor VirtualChip: APDUTransport {
             quirkNoteAccess(ins: command.ins, status: response.statusWord)
             return response.bytes
         }
-        guard command.cla & 0x0C == 0x0C, let plain = sm.unprotectCommand(command) else {
+        guard command.cla & 0x0C == 0x0C,
+              let unwrapped = sm.unwrapCommand(cla: command.cla, ins: command.ins, p1: command.p1, p2: command.p2, data: command.data)
+        else {
             // ISO/IEC 7816-4 §10: an SM error ends the session; the answer is plain.
             dropSession()
             return ResponseAPDU(statusWord: .smDataObjectsIncorrect).bytes
         }
+        let plain = CommandAPDU(
+            cla: unwrapped.cla, ins: unwrapped.ins, p1: unwrapped.p1, p2: unwrapped.p2, data: unwrapped.data, ne: unwrapped.ne)
         if extended && quirks.contains(.smBare6700Extended) && (plain.ins == 0xB0 || plain.ins == 0xB1) {
             // gmrtd#457: the command was verified (the SSC moved on), the answer is a bare 6700 and
             // the session goes on.
@@ -153,7 +160,8 @@ public actor VirtualChip: APDUTransport {
         quirkNoteAccess(ins: plain.ins, status: response.statusWord)
         guard secureMessaging != nil else { return response.bytes }
         do {
-            var wrapped = try sm.protectResponse(response, oddINS: plain.ins & 1 == 1)
+            var wrapped = try sm.wrapResponse(
+                data: response.data, sw1: response.statusWord.sw1, sw2: response.statusWord.sw2, oddINS: plain.ins & 1 == 1)
             secureMessaging = sm
             if configuration.corruptMACAtExchange.contains(index) || fault == .corruptMAC {
                 wrapped[wrapped.count - 3] ^= 0x01
@@ -257,38 +265,21 @@ public actor VirtualChip: APDUTransport {
         // bettse/passy#3, NFCPassportReader#169: a chip that wants PACE refuses BAC here.
         if configuration.quirks.contains(.bac6A88) { return ResponseAPDU(statusWord: .referencedDataNotFound) }
         guard command.data.count == 40 else { return ResponseAPDU(statusWord: .wrongLength) }
-        var (kEnc, kMac) = BAC.accessKeys(for: configuration.accessKey)
-        defer {
-            secureWipe(&kEnc)
-            secureWipe(&kMac)
-        }
-        let eIFD = Array(command.data[0..<32])
-        let mIFD = Array(command.data[32..<40])
-        guard let mac = try? RetailMAC.mac(key: kMac, data: ISO9797Padding.pad(eIFD, blockSize: 8)),
-              mac == mIFD,
-              let s = try? TripleDES.decryptCBC(key: kEnc, data: eIFD),
-              Array(s[8..<16]) == rndIC
-        else { return ResponseAPDU(statusWord: .authenticationFailed) }
-        let rndIFD = Array(s[0..<8])
-        let kIFD = Array(s[16..<32])
-        guard let kIC = try? configuration.random.randomBytes(16) else {
+        guard var bac = try? ChipBAC(mrzInformation: configuration.accessKey.mrzInformation) else {
             return ResponseAPDU(statusWord: .noPreciseDiagnosis)
         }
-        let r = rndIC + rndIFD + kIC
-        guard let eIC = try? TripleDES.encryptCBC(key: kEnc, data: r),
-              let mIC = try? RetailMAC.mac(key: kMac, data: ISO9797Padding.pad(eIC, blockSize: 8))
+        defer { bac.wipe() }
+        guard let terminal = try? bac.check(command.data, rndIC: rndIC) else {
+            return ResponseAPDU(statusWord: .authenticationFailed)
+        }
+        guard let kIC = try? configuration.random.randomBytes(16),
+              let opened = try? bac.answer(rndIC: rndIC, terminal: terminal, kIC: kIC)
         else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
-        let seed = zip(kIFD, kIC).map { $0 ^ $1 }
-        let session = SecureMessaging(
-            cipher: .tripleDES,
-            kEnc: KeyDerivation.derive(sharedSecret: seed, counter: KeyDerivation.encryptionCounter, cipher: .tripleDES),
-            kMac: KeyDerivation.derive(sharedSecret: seed, counter: KeyDerivation.macCounter, cipher: .tripleDES),
-            ssc: Array(rndIC[4..<8]) + Array(rndIFD[4..<8]))
         // The answer itself travels in plain (this command came in plain); protection starts with
         // the next command.
-        secureMessaging = session
+        secureMessaging = opened.session
         eacState.chipIdentifier = TerminalAuthentication.chipIdentifier(mrz: configuration.accessKey)
-        return ResponseAPDU(data: eIC + mIC, statusWord: .success)
+        return ResponseAPDU(data: opened.response, statusWord: .success)
     }
 
     private func readBinary(_ command: CommandAPDU) -> ResponseAPDU {
