@@ -64,7 +64,13 @@ struct TestDaemon {
         readers: [String] = ["R1"], logLevel: Logger.Level = .debug, engine: (any ReadEngine)? = nil,
         configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) async throws -> TestDaemon {
-        try await start(backends: [VirtualReaderBackend(readers: readers)], logLevel: logLevel, engine: engine, configure: configure)
+        let daemon = try await start(backends: [VirtualReaderBackend(readers: readers)], logLevel: logLevel, engine: engine, configure: configure)
+        // The readers attach through the monitor, after the socket listens: a test naming one
+        // must not race it.
+        try await waitUntil("the daemon sees its \(readers.count) readers") {
+            await daemon.daemon.scheduler.stats().readers >= readers.count
+        }
+        return daemon
     }
 
     static func start(
