@@ -42,6 +42,11 @@ public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomSt
     /// inside the 5 s Doc 9303-10 B.11 allows an I-block (Kinegram eMRTD SDK 6a41463: a 2019 Italian
     /// ID takes over 1 s for them; AusweisApp 2.2.0: cards slow down after wrong CANs).
     case slowPACE4500ms = "slow-pace-4500ms"
+    /// The first SELECT of the eMRTD application under secure messaging (after PACE) is answered with
+    /// a plain `6999` (applet selection failed) and the session is gone; the next one, after a new
+    /// PACE, works (selfxyz/self#785: a Swedish passport, `C=00A4040C07A0000002471001`, `SW = 0x6999:
+    /// APPLET SELECT FAILED` from a protected SELECT).
+    case selectAID6999 = "select-aid-6999"
     /// After ``VirtualChip/lockThreshold`` failed access attempts (BAC or PACE) the chip stops
     /// answering for good (passport-reader#10).
     case lockAfterFailedAccess = "lock-after-failed-access"
@@ -106,6 +111,8 @@ struct VirtualQuirkState {
     var internalAuthenticatesRefused = 0
     /// PACE steps answered slowly (`slow-pace-4500ms`).
     var slowPACESteps = 0
+    /// Protected SELECTs of the eMRTD application refused with `6999` (`select-aid-6999`).
+    var applicationSelectsRefused = 0
 }
 
 extension VirtualChip {
@@ -136,6 +143,9 @@ extension VirtualChip {
 
     /// INTERNAL AUTHENTICATE commands refused so far (`aa-6a88`).
     public var internalAuthenticatesRefused: Int { quirkState.internalAuthenticatesRefused }
+
+    /// Protected SELECTs of the eMRTD application refused with `6999` so far (`select-aid-6999`).
+    public var applicationSelectsRefused: Int { quirkState.applicationSelectsRefused }
 
     /// PACE steps answered slowly so far (`slow-pace-4500ms`).
     public var slowPACESteps: Int { quirkState.slowPACESteps }
@@ -178,6 +188,15 @@ extension VirtualChip {
         guard let refusal else { return nil }
         quirkState.masterFileSelectsRefused += 1
         return ResponseAPDU(statusWord: refusal)
+    }
+
+    /// The plain refusal a quirk gives a command received under secure messaging, which ends the
+    /// session, or nil: the first SELECT of the eMRTD application with `select-aid-6999`.
+    func quirkRefusalUnderSecureMessaging(_ command: CommandAPDU) -> ResponseAPDU? {
+        guard configuration.quirks.contains(.selectAID6999), command.ins == 0xA4, command.p1 == 0x04,
+              command.data == ApplicationID.lds1, quirkState.applicationSelectsRefused == 0 else { return nil }
+        quirkState.applicationSelectsRefused += 1
+        return ResponseAPDU(statusWord: StatusWord(rawValue: 0x6999))
     }
 
     /// GET RESPONSE (ISO/IEC 7816-4 §11.6.1) for a pending `61xx` answer; nil when `bytes` is not one.

@@ -143,6 +143,10 @@ public actor VirtualChip: APDUTransport {
         }
         let plain = CommandAPDU(
             cla: unwrapped.cla, ins: unwrapped.ins, p1: unwrapped.p1, p2: unwrapped.p2, data: unwrapped.data, ne: unwrapped.ne)
+        if let refusal = quirkRefusalUnderSecureMessaging(plain) {
+            dropSession()
+            return refusal.bytes
+        }
         if extended && quirks.contains(.smBare6700Extended) && (plain.ins == 0xB0 || plain.ins == 0xB1) {
             // gmrtd#457: the command was verified (the SSC moved on), the answer is a bare 6700 and
             // the session goes on.

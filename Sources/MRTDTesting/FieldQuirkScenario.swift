@@ -88,6 +88,7 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
             row("BAC", .extendedAnnouncedRefused, bac(), access: .bac),
             row("BAC, DG1", .slowRead1500ms, bac(), access: .bac, dataGroups: [1]),
             row("PACE, DG1", .slowPACE4500ms, try pace(gm), access: .pace, dataGroups: [1]),
+            row("PACE", .selectAID6999, try pace(gm), access: .auto),
         ]
     }
 

@@ -94,6 +94,10 @@ import Testing
             #expect(t.adjustments.contains { $0.contains("6700") })
         case .slowRead1500ms:
             #expect(elapsed >= .milliseconds(1500 * t.readBinaryCommands), "each READ BINARY took its 1.5 s")
+        case .selectAID6999:
+            #expect(await chip.applicationSelectsRefused == 1)
+            #expect(t.recoveries.count == 1, "\(t.recoveries.map(\.kind))")
+            #expect(read.result.access?.protocol == "PACE")
         case .slowPACE4500ms:
             #expect(await chip.slowPACESteps == 2, "the mapping and key agreement steps each took 4.5 s")
             #expect(elapsed >= .milliseconds(9000))
