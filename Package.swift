@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
         // The chip side's crypto against the published vectors, without any product crypto.
-        .testTarget(name: "MRTDChipCryptoTests", dependencies: ["MRTDChipCrypto"], swiftSettings: strict),
+        .testTarget(name: "MRTDChipCryptoTests", dependencies: ["MRTDChipCrypto", "MRTDTesting"], swiftSettings: strict),
         .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"], swiftSettings: strict),
         .testTarget(
             name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"], swiftSettings: strict),
