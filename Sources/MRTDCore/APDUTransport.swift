@@ -48,6 +48,19 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+extension TransportError: CodedError {
+    /// The stable code of each link failure (the result JSON, transcripts, metrics).
+    public var errorCode: ErrorCode {
+        switch self {
+        case .cardRemoved: return .cardRemoved
+        case .readerUnavailable: return .readerUnavailable
+        case .timeout: return .chipTimeout
+        case .serviceFailure: return .readerServiceFailure
+        case .commandTooLong: return .commandTooLong
+        }
+    }
+}
+
 /// Bytes in, bytes out: the one seam between protocol logic and readers (PC/SC, libnfc, virtual).
 ///
 /// `transmit` takes a complete command APDU and returns the complete response, status word included.

@@ -78,14 +78,7 @@ public enum ProtocolError: Error, Sendable, Equatable, CustomStringConvertible, 
     /// A stable, scriptable code.
     public var errorCode: ErrorCode {
         switch self {
-        case .transport(let t):
-            switch t {
-            case .cardRemoved: return .cardRemoved
-            case .readerUnavailable: return .readerUnavailable
-            case .timeout: return .chipTimeout
-            case .serviceFailure: return .readerServiceFailure
-            case .commandTooLong: return .commandTooLong
-            }
+        case .transport(let t): return t.errorCode
         case .notAnEMRTD: return .notAnEMRTD
         case .accessDenied: return .accessDenied
         case .bacNotSupported: return .bacNotSupported

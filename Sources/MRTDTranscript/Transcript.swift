@@ -67,8 +67,9 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var command: String
         /// Hex, status word included (empty when `error` is set).
         public var response: String
-        /// When the link failed instead of answering: `cardRemoved`, `chipTimeout` or
-        /// `readerUnavailable` (absent for answered exchanges).
+        /// When the link failed instead of answering, the failure's code (`TransportError.code`:
+        /// `cardRemoved`, `chipTimeout`, `readerUnavailable`, `readerServiceFailure`,
+        /// `commandTooLong`); absent for answered exchanges.
         public var error: String?
 
         public init(command: String, response: String, error: String? = nil) {
@@ -77,22 +78,15 @@ public struct Transcript: Sendable, Equatable, Codable {
             self.error = error
         }
 
-        static func code(_ error: TransportError) -> String {
-            switch error {
-            case .cardRemoved: return "cardRemoved"
-            case .timeout: return "chipTimeout"
-            case .readerUnavailable: return "readerUnavailable"
-            case .serviceFailure: return "readerServiceFailure"
-            case .commandTooLong: return "commandTooLong"
-            }
-        }
-
-        static func error(_ code: String) -> TransportError? {
-            switch code {
-            case "cardRemoved": return .cardRemoved
-            case "chipTimeout": return .timeout
-            case "readerUnavailable": return .readerUnavailable("recorded")
-            case "readerServiceFailure": return .serviceFailure("recorded")
+        /// The recorded failure as the link reports it again: the code read back, a command too long
+        /// for the recorded reader with that reader's limit (the code alone did not replay before).
+        static func error(_ code: String, command: [UInt8], capabilities: TransportCapabilities) -> TransportError? {
+            switch ErrorCode(rawValue: code) {
+            case .cardRemoved?: return .cardRemoved
+            case .chipTimeout?: return .timeout
+            case .readerUnavailable?: return .readerUnavailable("recorded")
+            case .readerServiceFailure?: return .serviceFailure("recorded")
+            case .commandTooLong?: return .commandTooLong(command.count, max: capabilities.maxCommandLength)
             default: return nil
             }
         }
@@ -154,7 +148,7 @@ public struct Transcript: Sendable, Equatable, Codable {
                     + options.recovery.deadline.components.attoseconds / 1_000_000_000_000_000)))
         self.random = random.hex
         self.exchanges = exchanges.map {
-            Exchange(command: $0.command.hex, response: $0.response.hex, error: $0.error.map(Exchange.code))
+            Exchange(command: $0.command.hex, response: $0.response.hex, error: $0.error?.code)
         }
         self.result = result
     }
@@ -214,7 +208,7 @@ public struct Transcript: Sendable, Equatable, Codable {
             guard let command = [UInt8](hex: exchange.command) else { throw Error.invalidHex(field: "exchanges[\(i)].command") }
             guard let response = [UInt8](hex: exchange.response) else { throw Error.invalidHex(field: "exchanges[\(i)].response") }
             let error = try exchange.error.map { code in
-                guard let error = Exchange.error(code) else { throw Error.invalidAccess("exchanges[\(i)].error '\(code)' is unknown") }
+                guard let error = Exchange.error(code, command: command, capabilities: reader.capabilities) else { throw Error.invalidAccess("exchanges[\(i)].error '\(code)' is unknown") }
                 return error
             }
             scripted.append(.init(command: command, response: response, error: error))

@@ -82,6 +82,32 @@ import Testing
         #expect(replay.read.result.transport.recoveries.map(\.kind) == ["secureMessagingMACInvalid", "reauthenticationFailed"])
     }
 
+    /// Every link failure a transcript can hold replays as that failure, its code read back from
+    /// the one registry (`TransportError.code`); `commandTooLong` with the recorded reader's limit.
+    /// Before: the codec spelled the codes itself and had no way back for `commandTooLong` (the
+    /// transcript was refused as "unknown").
+    @Test(arguments: ["cardRemoved", "chipTimeout", "readerUnavailable", "readerServiceFailure", "commandTooLong"])
+    func everyLinkFailureReplaysAsItself(_ code: String) async throws {
+        var transcript = try await Self.recorded(extendedLength: false)
+        let last = transcript.exchanges.count - 1
+        transcript.exchanges[last].response = ""
+        transcript.exchanges[last].error = code
+        let script = try Transcript(json: try transcript.json()).script()
+        for exchange in transcript.exchanges.dropLast() {
+            _ = try await script.transmit(try #require([UInt8](hex: exchange.command)))
+        }
+        let command = try #require([UInt8](hex: transcript.exchanges[last].command))
+        do {
+            _ = try await script.transmit(command)
+            Issue.record("the recorded \(code) was not replayed")
+        } catch let error as TransportError {
+            #expect(error.code == code)
+            if case .commandTooLong(let n, let max) = error {
+                #expect(n == command.count && max == transcript.reader.capabilities.maxCommandLength)
+            }
+        }
+    }
+
     @Test func anUnknownFormatIsRefusedByName() throws {
         let json = Data(#"{"format":"mrtd-transcript/9"}"#.utf8)
         #expect(throws: (any Error).self) { try Transcript(json: json) }
