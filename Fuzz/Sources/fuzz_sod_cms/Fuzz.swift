@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSpecimen
 import FuzzSupport
 import MRTDCore
 import MRTDCrypto
@@ -19,22 +20,14 @@ import MRTDVerification
         FuzzDriver.run(test)
     }
 
-    static let specimen = try! SpecimenDocument.make()
-    /// The signed content of the specimen's SOD (deterministic: the data groups are).
-    static let securityObject = try! LDSSecurityObject(
-        version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid,
-        dataGroupHashes: [1: DigestAlgorithm.sha256.hash(specimen.files[.dg(1)]!),
-                          2: DigestAlgorithm.sha256.hash(specimen.files[.dg(2)]!)]).derEncoded()
+    static let specimen = FuzzSpecimen.document
+    static let securityObject = FuzzSpecimen.securityObject
     static let securityInfos = SecurityInfos(infos: [
         .activeAuthentication(ActiveAuthenticationInfo(signatureAlgorithm: "0.4.0.127.0.7.1.1.4.1.3")),
     ])
     static let cardSecurity = try! SpecimenDocument.cardSecurity(securityInfos)
     static let date = Date()
-    static let trustStore: TrustStore = {
-        var store = TrustStore()
-        _ = store.addAnchor(try! TestPKI.csca(), source: "test", isTestMaterial: true)
-        return store
-    }()
+    static let trustStore = FuzzSpecimen.trustStore
 
     static let test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
         var input = FuzzInput(data, size)
