@@ -147,9 +147,11 @@ public final class ChipSession {
     public var transportReport: TransportReport { channel.report }
 
     /// Whether `error` is the end of `file` before any byte of it: an empty data group, told apart
-    /// from one that broke off part way (`fileTruncated` with bytes read stays an error).
+    /// from one that broke off part way (`fileTruncated` with bytes read stays an error). DG1, the
+    /// MRZ every result is about, is never taken as empty: without it the read fails as before.
     static func endedBeforeItsFirstByte(_ error: ProtocolError, reader: FileReader, file: LDSFile) -> Bool {
-        switch error {
+        guard file != .dg(1) else { return false }
+        return switch error {
         case .fileTruncated(let truncated, _, let received): truncated == file && received == 0
         case .noProgress(let stalled): stalled == file && reader.interrupted.map { $0.file == file && $0.bytes.isEmpty } == true
         default: false

@@ -352,3 +352,16 @@ import Testing
         #expect(!read.result.warnings.contains { $0.hasPrefix("DG12") }, "\(read.result.warnings)")
     }
 }
+
+extension PortraitMissingTests {
+    @Test func anEmptyDG1StillFailsTheRead() async throws {
+        var config = try FieldQuirkScenario.portraitlessChip(.fileNotFound)
+        config.files[.dg(1)] = []
+        config.files[.dg(2)] = try SpecimenDocument.make().files[.dg(2)]
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: VirtualChip(configuration: config), options: options)
+        #expect(read.result.status == .failed, "\(read.result.dataGroupsSkipped)")
+        #expect(read.result.dataGroupsSkipped.isEmpty)
+    }
+}
