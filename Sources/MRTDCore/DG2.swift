@@ -104,7 +104,7 @@ public struct DG2: Sendable, Equatable {
             let imageLength = blockLength - headerLength
             guard imageLength > 0 else { throw .emptyImage }
             let image = Array(try r.take(imageLength))
-            faces.append(FaceImage(imageData: image, width: width, height: height))
+            faces.append(FaceImage.portrait(image, width: width, height: height))
         }
         return faces
     }
@@ -163,7 +163,7 @@ public struct DG2: Sendable, Equatable {
                 width = try LDSError.wrap { () throws(TLVError) in try size.child(0x80) }.flatMap(derUnsigned)
                 height = try LDSError.wrap { () throws(TLVError) in try size.child(0x81) }.flatMap(derUnsigned)
             }
-            faces.append(FaceImage(imageData: data.bytes, width: width, height: height))
+            faces.append(FaceImage.portrait(data.bytes, width: width, height: height))
         }
         guard !faces.isEmpty else { throw .missingDataObject(.dg(2), tag: 0x80) }
         return faces

@@ -16,6 +16,9 @@ public struct FaceImage: Sendable, Equatable {
     /// From the record header when present and non-zero, else from the image header.
     public let width: Int?
     public let height: Int?
+    /// Bytes of padding (`00` or `FF`) that followed a JPEG 2000 image in its record and are not
+    /// part of ``imageData`` (``withoutJPEG2000Padding(_:)``); 0 for every other image.
+    public private(set) var trailingPadding = 0
 
     /// Builds a face image; zero or absent dimensions are taken from the image header.
     public init(imageData: [UInt8], width: Int? = nil, height: Int? = nil) {
@@ -35,6 +38,71 @@ public struct FaceImage: Sendable, Equatable {
             self.width = fromImage?.width
             self.height = fromImage?.height
         }
+    }
+
+    /// A DG2 face image: a JPEG 2000 image followed by padding is taken without the padding
+    /// (``withoutJPEG2000Padding(_:)``), which ``trailingPadding`` counts.
+    static func portrait(_ record: [UInt8], width: Int?, height: Int?) -> FaceImage {
+        let (image, padding) = withoutJPEG2000Padding(record)
+        var face = FaceImage(imageData: image, width: width, height: height)
+        face.trailingPadding = padding
+        return face
+    }
+
+    /// A JPEG 2000 image (JP2 box file or J2K codestream) without the padding bytes that follow it,
+    /// and how many there were: NFCPassportReader 2.3.1's portraits, where the image's record is
+    /// longer than the image and the rest is `00` or `FF`. Strict decoders refuse such a file
+    /// (jai-imageio-jpeg2000#33 took up to 3 bytes of it; OpenJPEG reads past it).
+    ///
+    /// The image ends where its own structure says: after the last well-formed box of a JP2 file
+    /// (4-byte length, 4 printable-ASCII type; a `jp2c` codestream box among them), or at the EOC
+    /// marker `FFD9` of a codestream. Only a tail made entirely of `00`/`FF` bytes is removed;
+    /// anything else (another format, bytes that are not padding, a structure that does not parse)
+    /// leaves the image as it came, padding 0.
+    public static func withoutJPEG2000Padding(_ bytes: [UInt8]) -> (image: [UInt8], padding: Int) {
+        let end: Int?
+        switch detectMimeType(bytes) {
+        case "image/jp2": end = jp2End(bytes)
+        case "image/j2k": end = codestreamEnd(bytes, from: 0)
+        default: end = nil
+        }
+        guard let end, end < bytes.count, bytes[end...].allSatisfy({ $0 == 0x00 || $0 == 0xFF }) else {
+            return (bytes, 0)
+        }
+        return (Array(bytes[..<end]), bytes.count - end)
+    }
+
+    /// The end of the last well-formed top-level box of a JP2 file, when a `jp2c` box was among them.
+    private static func jp2End(_ b: [UInt8]) -> Int? {
+        var i = 0
+        var sawCodestream = false
+        while i + 8 <= b.count, var length = be(b, i, 4), let type = be(b, i + 4, 4) {
+            let printable = (0..<4).allSatisfy { (0x20...0x7E).contains(b[i + 4 + $0]) }
+            guard printable else { break }
+            var header = 8
+            if length == 1 {
+                guard let xl = be(b, i + 8, 8) else { break }
+                length = xl
+                header = 16
+            } else if length == 0 {
+                // The last box runs to the end of the file: the codestream's EOC ends it.
+                return type == 0x6A70_3263 ? codestreamEnd(b, from: i + header) : nil
+            }
+            guard length >= header, length <= b.count - i else { break }
+            if type == 0x6A70_3263 { sawCodestream = true }
+            i += length
+        }
+        return sawCodestream ? i : nil
+    }
+
+    /// The end of a codestream starting at `start` (SOC `FF4F`) that is followed only by padding:
+    /// just after its EOC `FFD9`.
+    private static func codestreamEnd(_ b: [UInt8], from start: Int) -> Int? {
+        guard be(b, start, 2) == 0xFF4F else { return nil }
+        var end = b.count
+        while end > start, b[end - 1] == 0x00 || b[end - 1] == 0xFF { end -= 1 }
+        guard end - start >= 4, b[end - 2] == 0xFF, b[end - 1] == 0xD9 else { return nil }
+        return end
     }
 
     static let jpegMagic: [UInt8] = [0xFF, 0xD8, 0xFF]

@@ -26,6 +26,17 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     /// `id-icao-mrtd-security-ldsSecurityObject`, the eContentType of the SOD's SignedData.
     public static let oid = "2.23.136.1.1.1"
 
+    /// eContentTypes found on EF.SOD in the field in place of ``oid``, each with the warning that
+    /// passive authentication reports when it meets it (docs/field-quirks.md, "Signed data"):
+    /// - `1.3.27.1.1.1`, the same object on ICAO's older `icao(27)` arc (PKI for MRTDs offering ICC
+    ///   read-only access v1.1, Annex C), on Belgian and French documents (gmrtd#424, pymrtd#8);
+    /// - `1.2.528.1.1006.1.20.1`, the Sdu Identification (NL) content type of some Dutch documents
+    ///   (gmrtd#425; JMRTD's `SDU_LDS_SOD_OID`).
+    public static let legacyContentTypes: [String: String] = [
+        "1.3.27.1.1.1": "sodContentTypeLegacyICAO",
+        "1.2.528.1.1006.1.20.1": "sodContentTypeSdu",
+    ]
+
     @inlinable
     public static var defaultIdentifier: ASN1Identifier { .sequence }
 

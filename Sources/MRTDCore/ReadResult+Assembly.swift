@@ -1,4 +1,11 @@
 extension ReadResult {
+    /// The warning (its stable first word) of a read whose chip gave no DG2, the portrait:
+    /// `portraitMissing: the chip gave no DG2 (fileNotFound); ...`.
+    public static let portraitMissing = "portraitMissing"
+    /// The warning (its stable first word) of a DG2 JPEG 2000 face followed by padding, handed out
+    /// without it: `faceImagePadding: 64 bytes of padding ...`.
+    public static let faceImagePadding = "faceImagePadding"
+
     /// Builds the result of a successful chip session from the files as read.
     ///
     /// Parsing problems in DG1 or DG2 do not fail the read: they become warnings, and the fields stay
@@ -29,12 +36,21 @@ extension ReadResult {
                 if let first = dg2.faces.first {
                     face = FaceInfo(mimeType: first.mimeType, width: first.width, height: first.height,
                                     size: first.imageData.count, encoding: dg2.encoding.rawValue)
+                    if first.trailingPadding > 0 {
+                        // NFCPassportReader 2.3.1: the image is handed out without the padding.
+                        warnings.append("\(Self.faceImagePadding): \(first.trailingPadding) bytes of padding after the "
+                                        + "JPEG 2000 image in DG2 are not part of the face handed out")
+                    }
                 } else {
                     warnings.append("DG2: no face image")
                 }
             } catch {
                 warnings.append("DG2: \(error)")
             }
+        }
+        if files[.dg(2)] == nil, let missing = skipped.first(where: { $0.file == LDSFile.dg(2).name }) {
+            // NFCPassportReader#265: no portrait from a chip that lists DG2; the rest is kept.
+            warnings.append("\(Self.portraitMissing): the chip gave no DG2 (\(missing.reason)); the result holds what it gave")
         }
         let status: Status
         switch checks.passiveAuthentication.result {

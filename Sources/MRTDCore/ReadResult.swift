@@ -271,7 +271,10 @@ public struct ReadResult: Sendable, Equatable, Codable {
     /// A file that was asked for and not read, with the reason (`securityStatusNotSatisfied`, …).
     public struct SkippedFile: Sendable, Equatable, Codable {
         public var file: String
+        /// `securityStatusNotSatisfied`, `accessDenied SW`, `fileNotFound`, or ``fileEmpty``.
         public var reason: String
+        /// The chip holds the file with nothing in it: its first READ BINARY ended the file.
+        public static let fileEmpty = "fileEmpty"
         public init(file: String, reason: String) {
             self.file = file
             self.reason = reason

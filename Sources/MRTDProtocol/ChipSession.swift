@@ -146,6 +146,18 @@ public final class ChipSession {
     /// What crossed the wire so far (also valid after a failed `run`).
     public var transportReport: TransportReport { channel.report }
 
+    /// Whether `error` is the end of `file` before any byte of it: an empty data group, told apart
+    /// from one that broke off part way (`fileTruncated` with bytes read stays an error). DG1, the
+    /// MRZ every result is about, is never taken as empty: without it the read fails as before.
+    static func endedBeforeItsFirstByte(_ error: ProtocolError, reader: FileReader, file: LDSFile) -> Bool {
+        guard file != .dg(1) else { return false }
+        return switch error {
+        case .fileTruncated(let truncated, _, let received): truncated == file && received == 0
+        case .noProgress(let stalled): stalled == file && reader.interrupted.map { $0.file == file && $0.bytes.isEmpty } == true
+        default: false
+        }
+    }
+
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
         started = clock.now
@@ -207,6 +219,11 @@ public final class ChipSession {
                     ? "securityStatusNotSatisfied" : "accessDenied \(sw)"))
             } catch ProtocolError.fileNotFound {
                 skipped.append(.init(file: file.name, reason: ErrorCode.fileNotFound.rawValue))
+            } catch let error as ProtocolError where Self.endedBeforeItsFirstByte(error, reader: reader, file: file) {
+                // NFCPassportReader#265: a data group the chip lists yet gives nothing of (its first
+                // READ BINARY ends the file: 6282 or 6B00 with no data, 9000 with none) is not there;
+                // the read goes on with what the chip gave.
+                skipped.append(.init(file: file.name, reason: ReadResult.SkippedFile.fileEmpty))
             }
         }
         if let dg15 = files[.dg(15)] {

@@ -102,6 +102,26 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
         return VirtualChipConfiguration(files: specimen.files, accessKey: key).with(quirks: [.lockAfterFailedAccess])
     }
 
+    /// How a chip that lists DG2 gives no portrait (NFCPassportReader#265).
+    public enum PortraitAnswer: String, Sendable, CaseIterable {
+        /// SELECT (or READ BINARY by short EF identifier) of DG2 answers `6A82`.
+        case fileNotFound
+        /// DG2 exists with nothing in it: its first READ BINARY answers `6B00`, no data.
+        case emptyFile
+    }
+
+    /// A BAC chip whose EF.COM and EF.SOD list DG1 and DG2 (hashes and all, signed by the TEST-ONLY
+    /// document signer) but that gives no DG2, as `answer` says: the 2018 Russian passport of
+    /// NFCPassportReader#265, read to the end with no portrait.
+    public static func portraitlessChip(_ answer: PortraitAnswer) throws -> VirtualChipConfiguration {
+        var files = try SpecimenDocument.make().files
+        switch answer {
+        case .fileNotFound: files[.dg(2)] = nil
+        case .emptyFile: files[.dg(2)] = []
+        }
+        return VirtualChipConfiguration(files: files, accessKey: key, extendedLength: true, endOfFileStatus: .success)
+    }
+
     /// An access key that does not open the specimen.
     public static let wrongKey = try! MRZKey(documentNumber: "X12345678", dateOfBirth: "800101", dateOfExpiry: "300101")
 }

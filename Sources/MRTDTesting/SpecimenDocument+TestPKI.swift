@@ -1,6 +1,7 @@
 public import MRTDCore
 public import MRTDCrypto
 public import MRTDSimulation
+import MRTDVerification
 
 // The tests' specimen: signed by the fixed TEST-ONLY document signer of certs/test, so that
 // `TestPKI.csca()` and `--trust certs/test` verify it. `--simulate` signs with its per-process
@@ -34,5 +35,27 @@ extension AuthenticationFixture {
     /// The specimen passport with these DG14/DG15, signed by the TEST-ONLY document signer.
     public func specimen() throws -> SpecimenDocument {
         try specimen(signer: TestPKI.signer())
+    }
+}
+
+extension SpecimenDocument {
+    /// The specimen with a JPEG 2000 (JP2) face followed by `padding` inside its ISO/IEC 19794-5
+    /// record, EF.SOD hashing DG2 as so written and signed by the TEST-ONLY document signer: the
+    /// portraits of NFCPassportReader 2.3.1 (docs/field-quirks.md, "Signed data"). Returns the files
+    /// (EF.COM, EF.SOD, DG1, DG2) and the JP2 image without the padding.
+    public static func withPaddedJPEG2000Face(padding: [UInt8]) throws -> (files: [LDSFile: [UInt8]], image: [UInt8]) {
+        let plain = try make(face: .jpeg2000)
+        let signer = try TestPKI.signer()
+        var files = plain.files
+        files[.dg(2)] = DG2.encode(image: plain.faceImage + padding, width: faceWidth, height: faceHeight, encoding: .iso19794_5)
+        let dataGroups = files.filter { $0.key.dataGroupNumber != nil }
+        let securityObject = LDSSecurityObject(
+            version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid,
+            dataGroupHashes: Dictionary(uniqueKeysWithValues: dataGroups.map { ($0.key.dataGroupNumber!, DigestAlgorithm.sha256.hash($0.value)) }))
+        let cms = try CMSSigner.sign(
+            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid,
+            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: .sha256)
+        files[.sod] = TLV.encode(tag: 0x77, value: cms)
+        return (files, plain.faceImage)
     }
 }

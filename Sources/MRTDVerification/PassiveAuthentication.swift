@@ -47,6 +47,7 @@ public enum PassiveAuthentication {
             let signedData = try SignedDataVerifier.parse(contentInfo)
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: LDSSecurityObject.oid,
+                toleratedContentTypes: LDSSecurityObject.legacyContentTypes,
                 externalSigners: { trustStore.documentSigners(matching: $0) })
             report.signatureScheme = signer.scheme
             report.dsc = signer.signer

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MRTDCore
 import MRTDCrypto
 import SwiftASN1
 
@@ -36,10 +37,14 @@ enum SignedDataVerifier {
 
     /// Checks versions, algorithms, content type, signed attributes and the signature.
     ///
-    /// - Parameter externalSigners: certificates for a SignerInfo whose signer is not in the message
-    ///   (Doc 9303-10 §4.6.2.1: the DSC may be omitted from the SOD and obtained elsewhere).
+    /// - Parameters:
+    ///   - externalSigners: certificates for a SignerInfo whose signer is not in the message
+    ///     (Doc 9303-10 §4.6.2.1: the DSC may be omitted from the SOD and obtained elsewhere).
+    ///   - toleratedContentTypes: other eContentTypes accepted in place of `expectedContentType`,
+    ///     each with the warning that names the deviation (EF.SOD's legacy OIDs,
+    ///     ``LDSSecurityObject/legacyContentTypes``); everything else about the message is checked alike.
     static func verify(
-        _ signedData: SignedData, expectedContentType: String,
+        _ signedData: SignedData, expectedContentType: String, toleratedContentTypes: [String: String] = [:],
         externalSigners: (SignerInfo.Identifier) -> [Certificate]
     ) throws(PAFailure) -> SignerVerification {
         var warnings: [String] = []
@@ -55,7 +60,9 @@ enum SignedDataVerifier {
                 throw PAFailure(.digestAlgorithmNotAllowed, "SignedData digestAlgorithms: \(error)")
             }
         }
-        guard signedData.eContentType == expectedContentType else {
+        if let tolerated = toleratedContentTypes[signedData.eContentType] {
+            warnings.append(tolerated)
+        } else if signedData.eContentType != expectedContentType {
             throw PAFailure(.sodContentTypeInvalid, "eContentType \(signedData.eContentType), expected \(expectedContentType)")
         }
         guard let content = signedData.eContent else { throw PAFailure(.sodMalformed, "eContent is absent") }
@@ -113,8 +120,16 @@ enum SignedDataVerifier {
         guard !signerInfo.signature.isEmpty else { throw PAFailure(.sodSignatureInvalid, "empty signature") }
         for candidate in candidates {
             let key: PublicKey
-            do { key = try DocumentSignerKeys.shared.key(of: candidate) } catch {
-                throw PAFailure(.dscInvalid, "signer public key: \(error)")
+            var deviations: [String] = []
+            if case .rsaPKCS1v15 = scheme, let relabelled = pkcs1Key(ofPSSCertificate: candidate) {
+                // OpenSSL holds an id-RSASSA-PSS key to PSS padding: the DSC's own modulus and
+                // exponent, relabelled, check the v1.5 signature (selfxyz/self#1302).
+                key = relabelled
+                deviations.append(pkcs1SignatureByPSSKey)
+            } else {
+                do { key = try DocumentSignerKeys.shared.key(of: candidate) } catch {
+                    throw PAFailure(.dscInvalid, "signer public key: \(error)")
+                }
             }
             let verified: Bool
             do { verified = try key.verify(signature: signerInfo.signature, message: signedBytes, scheme: scheme) } catch {
@@ -123,11 +138,39 @@ enum SignedDataVerifier {
             if verified {
                 return SignerVerification(
                     signer: candidate, signerFromMessage: signerFromMessage, scheme: scheme, digest: digest,
-                    content: content, signingTime: signingTime, warnings: warnings)
+                    content: content, signingTime: signingTime, warnings: warnings + deviations)
             }
         }
         throw PAFailure(.sodSignatureInvalid, "\(scheme) signature does not verify with the signer's key")
     }
+
+    /// The warning of a PKCS #1 v1.5 signature made with a key its certificate declares id-RSASSA-PSS.
+    static let pkcs1SignatureByPSSKey = "pkcs1SignatureByPSSKey"
+
+    /// The RSA key of a certificate whose SubjectPublicKeyInfo says `id-RSASSA-PSS` (RFC 4055 §1.2),
+    /// relabelled `rsaEncryption` so that a PKCS #1 v1.5 signature can be checked with it; `nil` for
+    /// any other certificate.
+    ///
+    /// Why: OpenSSL holds an id-RSASSA-PSS key to PSS padding, so a v1.5 signature made with it never
+    /// verifies, yet Turkish ID cards sign their SOD so (selfxyz/self#1302). The modulus and exponent
+    /// are the certificate's, unchanged: a signature is still accepted only if it verifies with the
+    /// DSC's own key; what is waived is the key's restriction to PSS, and that is reported
+    /// (``pkcs1SignatureByPSSKey``). Decoded here, outside `DocumentSignerKeys`, so that the cache
+    /// keeps holding the key as the certificate states it.
+    static func pkcs1Key(ofPSSCertificate certificate: Certificate) -> PublicKey? {
+        guard let spki = try? SubjectPublicKeyInfo(encoded: Array(certificate.subjectPublicKeyInfo)),
+              spki.algorithm.algorithm == rsassaPSS else { return nil }
+        let relabelled = SubjectPublicKeyInfo(
+            algorithm: AlgorithmIdentifier(algorithm: rsaEncryption, parameters: [0x05, 0x00]),
+            subjectPublicKey: spki.subjectPublicKey)
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(relabelled)) != nil else { return nil }
+        return try? PublicKey(subjectPublicKeyInfo: serializer.serializedBytes)
+    }
+
+    /// id-RSASSA-PSS and rsaEncryption (RFC 4055 §1.2, RFC 8017 §A.1).
+    private static let rsassaPSS = "1.2.840.113549.1.1.10"
+    private static let rsaEncryption = "1.2.840.113549.1.1.1"
 
     /// RFC 5652 §5.3 SignerIdentifier matching; a v1/v3 mix-up is matched by whichever is present.
     static func matches(_ certificate: Certificate, _ sid: SignerInfo.Identifier) -> Bool {

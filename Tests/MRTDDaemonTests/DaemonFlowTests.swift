@@ -202,6 +202,23 @@ import MRTDProtocol
         try await daemon.stop()
     }
 
+    /// NFCPassportReader 2.3.1 (docs/field-quirks.md, "Signed data"): the face taken from a DG2 whose
+    /// JPEG 2000 image is followed by padding is the image alone, and it decodes.
+    @Test func aPaddedJPEG2000FaceIsHandedOutWithoutThePaddingAndDecodes() async throws {
+        let (files, image) = try SpecimenDocument.withPaddedJPEG2000Face(padding: [UInt8](repeating: 0xFF, count: 48))
+        let dg2 = try #require(files[.dg(2)])
+        let face = try #require(try DG2(rawBytes: dg2).faces.first)
+        #expect(face.imageData == image)
+        #expect(face.trailingPadding == 48)
+        let converter = FaceConverter(decoder: DaemonConfiguration().faceDecoder)
+        guard converter.isAvailable else {
+            #expect(Prerequisite.skip("opj_decompress is not installed; the padded JPEG 2000 face is not decoded"))
+            return
+        }
+        let png = try await converter.png(fromJPEG2000: face.imageData, mimeType: face.mimeType)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
     @Test func aHostileJPEG2000FaceFailsInTheChildProcessNotTheDaemon() async throws {
         let converter = FaceConverter(decoder: DaemonConfiguration().faceDecoder)
         guard converter.isAvailable else {

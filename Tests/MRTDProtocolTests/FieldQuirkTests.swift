@@ -269,3 +269,103 @@ import Testing
         func transmit(_ command: [UInt8]) async throws -> [UInt8] { answer }
     }
 }
+
+/// NFCPassportReader#265 (docs/field-quirks.md, "Signed data"): a 2018 Russian passport lists DG2
+/// and gives no portrait. The read ends with what the chip gave, passive authentication over it,
+/// DG2 in `dataGroupsSkipped` and a `portraitMissing` warning.
+@Suite struct PortraitMissingTests {
+    @Test(arguments: FieldQuirkScenario.PortraitAnswer.allCases)
+    func aChipThatListsDG2AndGivesNoPortraitIsReadToTheEndWithANamedWarning(
+        _ answer: FieldQuirkScenario.PortraitAnswer
+    ) async throws {
+        let chip = VirtualChip(configuration: try FieldQuirkScenario.portraitlessChip(answer))
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: chip, options: options)
+        #expect(read.result.status == .valid, "\(answer): \(read.result.error?.code ?? "") \(read.result.error?.message ?? "")")
+        #expect(read.result.face == nil)
+        #expect(read.result.document?.documentNumber == "L898902C3")
+        #expect(read.result.dataGroupsRead == ["EF_COM", "EF_SOD", "DG1"], "\(read.result.dataGroupsRead)")
+        let reason = answer == .fileNotFound ? "fileNotFound" : ReadResult.SkippedFile.fileEmpty
+        #expect(read.result.dataGroupsSkipped == [.init(file: "DG2", reason: reason)])
+        #expect(read.result.warnings.contains { $0.hasPrefix("portraitMissing: ") }, "\(read.result.warnings)")
+        #expect(read.result.checks.passiveAuthentication.dataGroupHashes?["DG2"] == "notRead")
+        #expect(read.result.checks.passiveAuthentication.dataGroupHashes?["DG1"] == "valid")
+    }
+
+    @Test func aDataGroupThatBreaksOffAfterItsFirstBytesIsStillTruncatedNotEmpty() async throws {
+        var config = try FieldQuirkScenario.portraitlessChip(.fileNotFound)
+        config.files[.dg(2)] = Array(try SpecimenDocument.make().files[.dg(2)]!.prefix(100))
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: VirtualChip(configuration: config), options: options)
+        #expect(read.result.error?.code == "fileTruncated", "\(read.result.status) \(read.result.dataGroupsSkipped)")
+    }
+
+    @Test func aWellBehavedChipHasNoPortraitWarning() async throws {
+        let specimen = try SpecimenDocument.make()
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(files: specimen.files, accessKey: FieldQuirkScenario.key))
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: chip, options: options)
+        #expect(read.result.status == .valid)
+        #expect(read.result.face != nil)
+        #expect(!read.result.warnings.contains { $0.hasPrefix("portraitMissing") })
+    }
+}
+
+/// NFCPassportReader 2.3.1 (docs/field-quirks.md, "Signed data"): a chip whose DG2 holds a JPEG 2000
+/// face followed by padding. Passive authentication covers DG2 as read, padding included; the face
+/// handed out is the image without it, and a `faceImagePadding` warning counts what was left out.
+@Suite struct PaddedPortraitReadTests {
+    @Test func aPaddedJPEG2000PortraitIsReadValidAndHandedOutWithoutThePadding() async throws {
+        let (files, image) = try SpecimenDocument.withPaddedJPEG2000Face(padding: [UInt8](repeating: 0, count: 37))
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(files: files, accessKey: FieldQuirkScenario.key))
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: chip, options: options)
+        #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
+        #expect(read.files[.dg(2)] == files[.dg(2)])
+        #expect(read.result.checks.passiveAuthentication.dataGroupHashes?["DG2"] == "valid")
+        #expect(read.result.face?.mimeType == "image/jp2")
+        #expect(read.result.face?.size == image.count)
+        #expect(try DG2(rawBytes: try #require(read.files[.dg(2)])).faces.first?.imageData == image)
+        #expect(read.result.warnings.contains { $0.hasPrefix("faceImagePadding: 37 bytes") }, "\(read.result.warnings)")
+    }
+}
+
+/// JMRTD bug #88 (docs/field-quirks.md, "Signed data"): DG12's date of issue and personalisation
+/// date as 4 bytes of packed BCD instead of 8 ASCII digits, read off a chip into the result.
+@Suite struct BCDDocumentDatesTests {
+    @Test func dg12DatesInPackedBCDReachTheResultAsISODates() async throws {
+        let dg12 = TLV.encode(tag: 0x6C, children: [
+            TLV.encode(tag: 0x5C, value: [0x5F, 0x26, 0x5F, 0x55]),
+            TLV.encode(tag: 0x5F26, value: [0x20, 0x18, 0x03, 0x27]),
+            TLV.encode(tag: 0x5F55, value: [0x20, 0x18, 0x03, 0x21]),
+        ])
+        let specimen = try SpecimenDocument.make(extraDataGroups: [12: dg12])
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(files: specimen.files, accessKey: FieldQuirkScenario.key))
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2, 12], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: chip, options: options)
+        #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
+        let details = try #require(read.result.documentDetails)
+        #expect(details.dateOfIssue == "2018-03-27")
+        #expect(details.dateOfIssueRaw == "20180327")
+        #expect(details.personalizationTime == "2018-03-21")
+        #expect(!read.result.warnings.contains { $0.hasPrefix("DG12") }, "\(read.result.warnings)")
+    }
+}
+
+extension PortraitMissingTests {
+    @Test func anEmptyDG1StillFailsTheRead() async throws {
+        var config = try FieldQuirkScenario.portraitlessChip(.fileNotFound)
+        config.files[.dg(1)] = []
+        config.files[.dg(2)] = try SpecimenDocument.make().files[.dg(2)]
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
+        options.trustStore = try FieldQuirkTests.trust()
+        let read = await DocumentReader.read(transport: VirtualChip(configuration: config), options: options)
+        #expect(read.result.status == .failed, "\(read.result.dataGroupsSkipped)")
+        #expect(read.result.dataGroupsSkipped.isEmpty)
+    }
+}

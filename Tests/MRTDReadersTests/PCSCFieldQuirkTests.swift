@@ -128,4 +128,26 @@ import MRTDCrypto
             await events.stop()
         }
     }
+
+    /// NFCPassportReader#265: a chip that lists DG2 in EF.COM and EF.SOD and answers 6A82 for it, or
+    /// holds it empty, is read to the end through pcscd as in-process: `valid`, no face, DG2 in
+    /// `dataGroupsSkipped` and a `portraitMissing` warning.
+    @Test func aChipThatListsDG2AndGivesNoPortraitIsReadToTheEndThroughPcscd() async throws {
+        try await Support.withDaemon { daemon, backend in
+            let events = await EventRecorder.start(backend.events())
+            for answer in FieldQuirkScenario.PortraitAnswer.allCases {
+                let options = ReadOptions(
+                    accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac, trustStore: try Self.trust())
+                let (read, _) = try await Self.readThroughPCSC(
+                    VirtualChip(configuration: try FieldQuirkScenario.portraitlessChip(answer)), options: options,
+                    daemon: daemon, backend: backend, events: events)
+                #expect(read.result.status == .valid, "\(answer): \(read.result.error?.message ?? "")")
+                #expect(read.result.face == nil)
+                #expect(read.result.dataGroupsSkipped.map(\.file) == ["DG2"], "\(answer)")
+                #expect(read.result.warnings.contains { $0.hasPrefix("portraitMissing: ") }, "\(answer): \(read.result.warnings)")
+                #expect(read.files[.dg(1)] != nil)
+            }
+            await events.stop()
+        }
+    }
 }

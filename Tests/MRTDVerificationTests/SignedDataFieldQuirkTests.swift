@@ -1,0 +1,111 @@
+import Foundation
+import MRTDCore
+import MRTDCrypto
+import MRTDTesting
+import Testing
+@testable import MRTDVerification
+
+/// docs/field-quirks.md, "Signed data": SODs as real chips sign them, off the letter of Doc 9303-10
+/// §4.6.2 or RFC 4055, verified with a warning that names the deviation, and never a signature that
+/// does not verify.
+@Suite struct SignedDataFieldQuirkTests {
+    // MARK: Legacy eContentTypes (gmrtd#424/#425, pymrtd#8)
+
+    @Test(arguments: TestSignedData.FieldContentType.allCases)
+    func aSODWithALegacyContentTypeVerifiesWithAWarningNamingIt(_ type: TestSignedData.FieldContentType) throws {
+        let report = try verify(pki: Shared.pki) { $0.use(type) }
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        let expected = type == .legacyICAO ? "sodContentTypeLegacyICAO" : "sodContentTypeSdu"
+        #expect(report.warnings.contains(expected), "\(report.warnings)")
+        #expect(report.check.warnings?.contains(expected) == true)
+        #expect(report.fileHashes[.dg(1)] == .valid)
+    }
+
+    @Test(arguments: TestSignedData.FieldContentType.allCases)
+    func aLegacyContentTypeDoesNotExcuseABadSignatureOrAContentTypeAttributeThatDiffers(
+        _ type: TestSignedData.FieldContentType
+    ) throws {
+        let corrupted = try verify(pki: Shared.pki) {
+            $0.use(type)
+            $0.signature = .corrupted
+        }
+        #expect(corrupted.result == .failed)
+        #expect(corrupted.reason == .sodSignatureInvalid)
+        // The signed contentType attribute must still be the eContentType (RFC 5652 §11.1).
+        let attributeDiffers = try verify(pki: Shared.pki) {
+            $0.use(type)
+            $0.contentTypeAttribute = LDSSecurityObject.oid
+        }
+        #expect(attributeDiffers.reason == .signedAttributesInvalid)
+    }
+
+    @Test func anyOtherContentTypeIsStillRefusedAndTheWellFormedSODCarriesNoWarning() throws {
+        let other = try verify(pki: Shared.pki) {
+            $0.eContentType = "1.2.840.113549.1.7.1"  // id-data, which gmrtd also takes: not seen on a chip here
+            $0.contentTypeAttribute = "1.2.840.113549.1.7.1"
+        }
+        #expect(other.reason == .sodContentTypeInvalid)
+        let plain = try verify(pki: Shared.pki)
+        #expect(plain.result == .passed)
+        #expect(!plain.warnings.contains { $0.hasPrefix("sodContentType") })
+    }
+
+    @Test func aLegacyContentTypeIsNotTakenForEFCardSecurity() throws {
+        let pki = Shared.pki
+        let signed = TestSignedData(
+            eContentType: TestSignedData.FieldContentType.legacyICAO.rawValue,
+            eContent: DERBuilder.set([]), certificates: [pki.dsc],
+            signerIdentifier: .issuerAndSerialNumber(issuer: pki.cscaName, serial: pki.dscSerial),
+            digest: .sha256, scheme: pki.scheme)
+        let verdict = PassiveAuthentication.verifyCardSecurity(try signed.build(signedBy: pki.dscKey), trustStore: try trustStore(pki))
+        #expect(verdict.reason == .sodContentTypeInvalid)
+    }
+
+    // MARK: RSA-PSS DSC, PKCS #1 v1.5 SOD signature (selfxyz/self#1302)
+
+    @Test func aPKCS1SignatureByADSCWhoseKeyIsStatedAsPSSVerifiesWithAWarning() throws {
+        let pki = try FixturePKI.make(.rsaPSS).withDSCKeyStatedAsPSS()
+        let dsc = try Certificate(derEncoded: pki.dsc)
+        // The DSC really states id-RSASSA-PSS, and its key is decoded as such.
+        let spki = try SubjectPublicKeyInfo(encoded: Array(dsc.subjectPublicKeyInfo))
+        #expect(spki.algorithm.algorithm == "1.2.840.113549.1.1.10")
+        let report = try verify(pki: pki) { $0.signPKCS1v15() }
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        #expect(report.signatureScheme == .rsaPKCS1v15(.sha256))
+        #expect(report.warnings.contains("pkcs1SignatureByPSSKey"), "\(report.warnings)")
+        #expect(report.fileHashes[.dg(1)] == .valid)
+    }
+
+    @Test func aPSSSignatureByThatDSCVerifiesWithoutTheWarning() throws {
+        let pki = try FixturePKI.make(.rsaPSS).withDSCKeyStatedAsPSS()
+        let report = try verify(pki: pki)
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        #expect(!report.warnings.contains("pkcs1SignatureByPSSKey"))
+    }
+
+    @Test func aPKCS1SignatureThatDoesNotVerifyWithThePSSStatedKeyIsStillInvalid() throws {
+        let pki = try FixturePKI.make(.rsaPSS).withDSCKeyStatedAsPSS()
+        let corrupted = try verify(pki: pki) {
+            $0.signPKCS1v15()
+            $0.signature = .corrupted
+        }
+        #expect(corrupted.reason == .sodSignatureInvalid)
+        // Signed by another RSA key (the CSCA's): the DSC's key is the only one tried.
+        let files = try FixtureDocument().files(pki: pki) { $0.signPKCS1v15() }
+        var forged = FixtureDocument().signedData(pki: pki)
+        forged.signPKCS1v15()
+        var tampered = files
+        tampered[.sod] = TLV.encode(tag: 0x77, value: try forged.build(signedBy: pki.cscaKey))
+        let report = PassiveAuthentication.verify(files: tampered, trustStore: try trustStore(pki))
+        #expect(report.reason == .sodSignatureInvalid)
+        #expect(!report.warnings.contains("pkcs1SignatureByPSSKey"))
+    }
+
+    @Test func aDSCWithAnRSAEncryptionKeyNeedsNoRelabelling() throws {
+        let pki = try FixturePKI.make(.rsa)
+        #expect(SignedDataVerifier.pkcs1Key(ofPSSCertificate: try Certificate(derEncoded: pki.dsc)) == nil)
+        let report = try verify(pki: pki)
+        #expect(report.result == .passed)
+        #expect(!report.warnings.contains("pkcs1SignatureByPSSKey"))
+    }
+}
