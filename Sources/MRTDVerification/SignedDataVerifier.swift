@@ -113,7 +113,7 @@ enum SignedDataVerifier {
         guard !signerInfo.signature.isEmpty else { throw PAFailure(.sodSignatureInvalid, "empty signature") }
         for candidate in candidates {
             let key: PublicKey
-            do { key = try DocumentSignerKeys.shared.key(of: candidate) } catch {
+            do { key = try candidate.publicKey() } catch {
                 throw PAFailure(.dscInvalid, "signer public key: \(error)")
             }
             let verified: Bool
