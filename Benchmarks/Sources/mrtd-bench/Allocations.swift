@@ -32,9 +32,10 @@ struct AllocationCounter {
     /// The environment entries that load the shim and point it at `file`.
     func environment(_ file: String) -> [String] { ["LD_PRELOAD=\(library)", "MRTD_ALLOC_COUNTER=\(file)"] }
 
-    /// Allocations of one terminal-side replay of each variant.
-    func terminal(variants: [String]) throws -> [String: Int] {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    /// Allocations of one terminal-side replay of each variant, replayed by `harness` (by default
+    /// this executable; another build of mrtd-bench to compare with).
+    func terminal(variants: [String], harness: String? = nil) throws -> [String: Int] {
+        let own = harness ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let few = 5, many = 25
         var perRead: [String: Int] = [:]
         for name in variants {

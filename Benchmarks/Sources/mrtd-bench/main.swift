@@ -9,7 +9,9 @@ import MRTDTesting
 // --replay=VARIANT (only replay that read N times, nothing printed: for a profiler),
 // --store-full-reads=N (reads after the daemon's result store is full, default 10,000),
 // --daemon-memory-only (only the daemon's memory figures and the binary sizes: a long soak),
-// --alloc-counter=PATH (the allocation-counting shim scripts/bench builds: allocations per read).
+// --alloc-counter=PATH (the allocation-counting shim scripts/bench builds: allocations per read),
+// --allocations-only (with --alloc-counter: only allocations per read; --replay-harness=PATH and
+// --mrtdd=PATH count another build's replays and daemon, to compare with).
 let arguments = CommandLine.arguments.dropFirst()
 func flag(_ name: String) -> String? {
     arguments.first(where: { $0.hasPrefix("--\(name)=") }).map { String($0.dropFirst(name.count + 3)) }
@@ -18,6 +20,17 @@ let iterations = max(1, flag("iterations").flatMap { Int($0) } ?? 50)
 let started = ContinuousClock.now
 if let name = flag("replay") {
     try await ReadBench.replayOnly(name, iterations: iterations)
+    exit(0)
+}
+
+if arguments.contains("--allocations-only"), let library = flag("alloc-counter") {
+    let counter = AllocationCounter(library: library)
+    let variants = try AccessVariants.make().map(\.name).sorted()
+    let terminal = try counter.terminal(variants: variants, harness: flag("replay-harness"))
+    let daemonRead = try DaemonBench.allocationsPerRead(.init(arguments: arguments), counter: counter)
+    let json = try JSONSerialization.data(withJSONObject: ["allocationsPerRead": ["terminal": terminal, "daemonRead": daemonRead]],
+                                          options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: json, as: UTF8.self))
     exit(0)
 }
 
