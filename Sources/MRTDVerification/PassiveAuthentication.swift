@@ -47,7 +47,7 @@ public enum PassiveAuthentication {
             let signedData = try SignedDataVerifier.parse(contentInfo)
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: LDSSecurityObject.oid,
-                externalSigners: { trustStore.documentSigners(matching: $0) })
+                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys)
             report.signatureScheme = signer.scheme
             report.dsc = signer.signer
             report.signingTime = signer.signingTime
@@ -102,7 +102,7 @@ public enum PassiveAuthentication {
             let signedData = try SignedDataVerifier.parse(bounded)
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: OID.securityObject,
-                externalSigners: { trustStore.documentSigners(matching: $0) })
+                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys)
             verdict.dsc = signer.signer
             let chain = try trustStore.verifyChain(of: signer.signer, role: .documentSigner, at: date,
                                                    signingTime: signer.signingTime)

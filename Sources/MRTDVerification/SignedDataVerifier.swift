@@ -36,11 +36,13 @@ enum SignedDataVerifier {
 
     /// Checks versions, algorithms, content type, signed attributes and the signature.
     ///
-    /// - Parameter externalSigners: certificates for a SignerInfo whose signer is not in the message
-    ///   (Doc 9303-10 §4.6.2.1: the DSC may be omitted from the SOD and obtained elsewhere).
+    /// - Parameters:
+    ///   - externalSigners: certificates for a SignerInfo whose signer is not in the message
+    ///     (Doc 9303-10 §4.6.2.1: the DSC may be omitted from the SOD and obtained elsewhere).
+    ///   - signerKeys: the trust store's kept signer keys (nil: the key is decoded).
     static func verify(
         _ signedData: SignedData, expectedContentType: String,
-        externalSigners: (SignerInfo.Identifier) -> [Certificate]
+        externalSigners: (SignerInfo.Identifier) -> [Certificate], signerKeys: SignerKeyCache? = nil
     ) throws(PAFailure) -> SignerVerification {
         var warnings: [String] = []
         // Doc 9303-10 §4.6.2.1: SignedData version v3.
@@ -113,7 +115,7 @@ enum SignedDataVerifier {
         guard !signerInfo.signature.isEmpty else { throw PAFailure(.sodSignatureInvalid, "empty signature") }
         for candidate in candidates {
             let key: PublicKey
-            do { key = try candidate.publicKey() } catch {
+            do { key = try signerKeys?.key(of: candidate) ?? candidate.publicKey() } catch {
                 throw PAFailure(.dscInvalid, "signer public key: \(error)")
             }
             let verified: Bool
