@@ -14,8 +14,9 @@ final class DaemonProcess {
     private var stopped = false
 
     /// Spawns `executable` with `arguments` (the socket path is appended) and the bench's environment
-    /// plus `environment` (`NAME=value` entries), moves it into `cgroup` when one is given, and waits
-    /// until the socket accepts a connection.
+    /// plus `environment` (`NAME=value` entries), in `cgroup` when one is given (from its first
+    /// instruction: a shell joins the cgroup, then execs mrtdd with the same pid), and waits until the
+    /// socket accepts a connection.
     init(executable: String, arguments: [String], environment: [String] = [], cgroup: MemoryCgroup? = nil,
          startTimeout: Double = 30) throws {
         guard access(executable, X_OK) == 0 else { throw DaemonBenchError("no executable mrtdd at \(executable) (build it, or pass --mrtdd=PATH)") }
@@ -25,7 +26,9 @@ final class DaemonProcess {
         socket = directory + "/mrtdd.sock"
         log = directory + "/mrtdd.log"
 
-        let argv = ([executable] + arguments + ["--socket", socket]).map { strdup($0) }
+        var command = [executable] + arguments + ["--socket", socket]
+        if let cgroup { command = ["/bin/sh", "-c", "echo $$ > \"$0\" && exec \"$@\"", cgroup.procs] + command }
+        let argv = command.map { strdup($0) }
         defer { for pointer in argv { free(pointer) } }
         var envp: [UnsafeMutablePointer<CChar>?] = []
         var index = 0
@@ -43,14 +46,13 @@ final class DaemonProcess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, nil, argv + [nil], envp + [nil])
+        let spawned = posix_spawn(&child, command[0], &actions, nil, argv + [nil], envp + [nil])
         guard spawned == 0 else {
             rmdir(directory)
             throw DaemonBenchError("posix_spawn(\(executable)) failed: \(spawned)")
         }
         pid = child
         DaemonCleanup.register(pid: child, socket: socket, log: log, directory: directory)
-        cgroup?.add(child)
 
         let deadline = monotonicMilliseconds() + startTimeout * 1000
         while true {

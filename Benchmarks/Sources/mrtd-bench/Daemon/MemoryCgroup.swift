@@ -21,8 +21,6 @@ final class MemoryCgroup {
             if access("\(directory)/\(usage)", R_OK) == 0 {
                 self.directory = directory
                 usageFile = "\(directory)/\(usage)"
-                // v1: what the daemon charged before it was moved here moves with it.
-                if usage == "memory.usage_in_bytes" { Self.write("3", to: "\(directory)/memory.move_charge_at_immigrate") }
                 return
             }
             rmdir(directory)
@@ -30,9 +28,8 @@ final class MemoryCgroup {
         return nil
     }
 
-    /// Moves `pid` into the cgroup.
-    @discardableResult
-    func add(_ pid: pid_t) -> Bool { Self.write("\(pid)", to: "\(directory)/cgroup.procs") }
+    /// The file a process writes its pid to to join the cgroup.
+    var procs: String { "\(directory)/cgroup.procs" }
 
     /// The cgroup's memory charge in bytes.
     var bytes: Int? {
@@ -41,11 +38,4 @@ final class MemoryCgroup {
 
     /// Removes the cgroup (once its processes have exited).
     func remove() { rmdir(directory) }
-
-    private static func write(_ text: String, to path: String) -> Bool {
-        let fd = open(path, O_WRONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return Array(text.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == text.utf8.count
-    }
 }
