@@ -6,11 +6,10 @@ fi
 # runtime linked statically, and lld packing the relative relocations (DT_RELR; glibc 2.36, Debian 12):
 # 1.7 MB of .rela.dyn that every start read and applied become a few KB, 1.2 MB less idle RSS and a
 # 1.8 MB smaller binary (issue 14, docs/performance.md).
-# lld also lays .text out in the order of scripts/link/mrtdd.order (scripts/link-order makes it):
-# the code an idle daemon has run first, packed, then the code of a read. The Swift compiler puts
-# each function in a section of its own (-function-sections) so that lld can move it; the toolchain's
-# own static libraries (the Swift runtime, FoundationEssentials) come unsplit and stay as they are.
-# Together 5-6 MB less idle RSS (docs/performance.md).
+# The Swift compiler puts each function in a section of its own (-function-sections), so that the
+# release link's --gc-sections drops the unused ones one by one: without it the stripped mrtdd is
+# 0.8 MB larger (27.1 MB instead of 26.3; .text +0.5 MB). (It also let lld follow a function order
+# file, removed in issue 30.)
 # The binaries export no symbols (scripts/link/local-symbols.map): the toolchain's static link
 # passes -export-dynamic, which put 29,000 names in .dynsym that every library lookup at start
 # searched (2 MB of idle RSS); nothing looks them up (no plugin links against mrtdd).
@@ -18,13 +17,9 @@ MRTD_RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlink
     -Xswiftc -Xfrontend -Xswiftc -function-sections)
 MRTD_LINK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/link"
 MRTD_RELEASE_FLAGS+=(-Xlinker "--version-script=$MRTD_LINK_DIR/local-symbols.map")
-MRTD_LINK_ORDER="$MRTD_LINK_DIR/mrtdd.order"
-if [ -f "$MRTD_LINK_ORDER" ]; then
-    MRTD_RELEASE_FLAGS+=(-Xlinker "--symbol-ordering-file=$MRTD_LINK_ORDER" -Xlinker --no-warn-symbol-ordering)
-fi
-# SwiftPM neither recompiles when only an -Xfrontend flag changes (seen with -function-sections) nor
-# relinks when only the order file changes. mrtd_release_scratch DIR empties a release build
-# directory built with other flags, and drops its linked executables when the order file is newer.
+# SwiftPM does not recompile when only a compiler flag passed with -Xfrontend changes (seen with
+# -function-sections). mrtd_release_scratch DIR empties a release build directory built with other
+# flags.
 mrtd_release_scratch() {
     local dir=$1 want="${MRTD_RELEASE_FLAGS[*]}"
     local stamp="$dir/.mrtd-release-flags"
@@ -34,8 +29,4 @@ mrtd_release_scratch() {
     fi
     mkdir -p "$dir"
     printf '%s' "$want" > "$stamp"
-    local exe
-    for exe in "$dir"/*/release/mrtdd "$dir"/*/release/mrtdctl "$dir"/*/release/mrtd-bench; do
-        if [ -f "$exe" ] && [ -f "$MRTD_LINK_ORDER" ] && [ "$MRTD_LINK_ORDER" -nt "$exe" ]; then rm -f "$exe"; fi
-    done
 }

@@ -2,62 +2,44 @@ internal import CLibCrypto
 import MRTDCore
 
 /// The two shapes of SubjectPublicKeyInfo (RFC 5280 §4.1.2.7) most eMRTD keys have, built with
-/// `EVP_PKEY_fromdata` instead of `d2i_PUBKEY`: EC on a named curve of Doc 9303-11 §9.5.1 (and
-/// brainpoolP160r1) with an uncompressed point (RFC 5480), and RSA (RFC 3279 §2.3.1).
+/// `EVP_PKEY_fromdata` instead of `d2i_PUBKEY`: EC on one of the standardized curves of
+/// Doc 9303-11 §9.5.1 (``ECGroup/StandardCurve``, named by OID) with an uncompressed point
+/// (RFC 5480), and RSA (RFC 3279 §2.3.1).
 ///
 /// Why: OpenSSL 3.0 decodes every SubjectPublicKeyInfo by building a decoder context over every
-/// provider's decoders: about 1,000 small allocations and 0.27-0.29 ms for a P-256 or RSA-2048 key
-/// (0.46 ms with explicit EC parameters), against 0.04-0.05 ms here. Active Authentication keys are
-/// one per document, so no cache helps them.
+/// provider's decoders: about 1,000 small allocations and 0.27-0.29 ms for a P-256 or RSA-2048 key,
+/// against 0.04-0.05 ms here. A read decodes the Active Authentication key of DG15 and the document
+/// signer's key of EF.SOD.
 ///
-/// Only input that is exactly the DER encoding of one of these shapes takes this lane: the parts
-/// are encoded again and compared with the input, byte for byte. Anything else, and any key OpenSSL
-/// refuses here (a point off the curve), goes to `d2i_PUBKEY` as before, which accepts or rejects
-/// it with its own error.
+/// The input is parsed as ``SubjectPublicKeyInfo`` (MRTDCore) and takes this lane only when it is
+/// exactly the DER encoding of what was parsed. Anything else (explicit parameters, other curves,
+/// compressed points, BER), and any key OpenSSL refuses here (a point off the curve), goes to
+/// `d2i_PUBKEY` as before, which accepts or rejects it with its own error.
 enum SubjectPublicKeyInfoFastLane {
-    /// id-ecPublicKey (1.2.840.10045.2.1), as an encoded OBJECT IDENTIFIER.
-    static let ecPublicKey: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
-    /// rsaEncryption (1.2.840.113549.1.1.1), followed by its NULL parameters.
-    static let rsaEncryption: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00]
-    /// Named curves by encoded OBJECT IDENTIFIER, with the names OpenSSL gives them.
-    static let curves: [(oid: [UInt8], name: String)] = [
-        ([0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x01], "prime192v1"),
-        ([0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x21], "secp224r1"),
-        ([0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07], "prime256v1"),
-        ([0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22], "secp384r1"),
-        ([0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x23], "secp521r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x01], "brainpoolP160r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x03], "brainpoolP192r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x05], "brainpoolP224r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x07], "brainpoolP256r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x09], "brainpoolP320r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x0B], "brainpoolP384r1"),
-        ([0x06, 0x09, 0x2B, 0x24, 0x03, 0x03, 0x02, 0x08, 0x01, 0x01, 0x0D], "brainpoolP512r1"),
-    ]
+    /// rsaEncryption (RFC 3279 §2.3.1); its parameters are NULL.
+    static let rsaEncryption = "1.2.840.113549.1.1.1"
 
     /// The key, or nil when `der` is not exactly one of the two shapes or OpenSSL refuses it here.
     static func key(_ der: [UInt8]) -> EVPKeyHandle? {
-        guard der.first == 0x30, let spki = try? TLV.parse(der), let parts = try? spki.children(), parts.count == 2,
-              parts[0].tag == 0x30, parts[1].tag == 0x03, parts[1].value.first == 0x00 else { return nil }
-        let algorithm = Array(parts[0].value)
-        let content = Array(parts[1].value.dropFirst())
-        // Exactly the DER of these parts, or not this lane.
-        guard TLV.encode(tag: 0x30, children: [TLV.encode(tag: 0x30, value: algorithm), TLV.encode(tag: 0x03, value: [0x00] + content)]) == der
+        guard der.first == 0x30, let spki = try? SubjectPublicKeyInfo(encoded: der), (try? spki.derEncoded()) == der
         else { return nil }
-        if algorithm.starts(with: ecPublicKey) {
-            let curveOID = Array(algorithm.dropFirst(ecPublicKey.count))
-            guard let curve = curves.first(where: { $0.oid == curveOID }), content.first == 0x04 else { return nil }
-            return ec(curve: curve.name, point: content)
-        }
-        if algorithm == rsaEncryption {
-            guard let rsaKey = try? TLV.parse(content), rsaKey.tag == 0x30, let integers = try? rsaKey.children(), integers.count == 2,
-                  integers.allSatisfy({ $0.tag == 0x02 }),
-                  TLV.encode(tag: 0x30, children: integers.map(\.encoded)) == content,
+        switch spki.algorithm.algorithm {
+        case SecurityProtocolOID.ecPublicKey:
+            guard case .namedCurve(let oid)? = try? spki.algorithm.domainParameters,
+                  let curve = ECGroup.StandardCurve.allCases.first(where: { $0.oid == oid }),
+                  spki.subjectPublicKey.first == 0x04, let name = OBJ_nid2sn(curve.nid)
+            else { return nil }
+            return ec(curve: String(cString: name), point: spki.subjectPublicKey)
+        case rsaEncryption:
+            guard spki.algorithm.parameters == [0x05, 0x00], let rsaKey = try? TLV.parse(spki.subjectPublicKey), rsaKey.tag == 0x30,
+                  let integers = try? rsaKey.children(), integers.count == 2, integers.allSatisfy({ $0.tag == 0x02 }),
+                  TLV.encode(tag: 0x30, children: integers.map(\.encoded)) == spki.subjectPublicKey,
                   let modulus = positiveMinimal(integers[0].value), let exponent = positiveMinimal(integers[1].value)
             else { return nil }
             return rsa(modulus: modulus, exponent: exponent)
+        default:
+            return nil
         }
-        return nil
     }
 
     /// The magnitude of a DER INTEGER's content if it is positive and minimally encoded, else nil.

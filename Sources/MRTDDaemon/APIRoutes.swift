@@ -131,19 +131,23 @@ struct APIRoutes: Sendable {
         var headers: HTTPFields = [.cacheControl: "no-store"]
         if png {
             guard face.mimeType == "image/jp2" || face.mimeType == "image/j2k" else { throw APIError.faceConversionUnsupported }
-            let png: [UInt8]
+            // The converter takes an array: this copy and the PNG are wiped once they are done with.
+            var jpeg2000 = face.bytes.withUnsafeBytes { Array($0) }
+            defer { secureWipeBytes(&jpeg2000) }
+            var png: [UInt8]
             do {
-                png = try await faceConverter.png(fromJPEG2000: face.bytes, mimeType: face.mimeType)
+                png = try await faceConverter.png(fromJPEG2000: jpeg2000, mimeType: face.mimeType)
             } catch .unavailable {
                 throw APIError.faceConverterUnavailable
             } catch {
                 throw APIError.faceUndecodable
             }
+            defer { secureWipeBytes(&png) }
             headers[.contentType] = "image/png"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }
         headers[.contentType] = face.mimeType
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: face.bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: face.bytes.withUnsafeBytes { ByteBuffer(bytes: $0) }))
     }
 
     /// `GET /v1/reads/{id}/images/{name}`: an image besides the face, bytes as stored on the chip.
@@ -152,7 +156,7 @@ struct APIRoutes: Sendable {
         guard let name = context.parameters.get("name"), name.count <= 64 else { throw APIError.noImage }
         let image = try await scheduler.image(id: id, name: name, peer: context.peer)
         let headers: HTTPFields = [.cacheControl: "no-store", .contentType: image.mimeType]
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: image.bytes.withUnsafeBytes { ByteBuffer(bytes: $0) }))
     }
 
     static let lastEventIDField = HTTPField.Name("Last-Event-ID")!

@@ -85,7 +85,7 @@ public final class Daemon: Sendable {
     /// The services in start order; the group stops them in reverse (API first, readers last).
     public var services: [any Service] {
         [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events),
-         MemoryTrimService(scheduler: scheduler, releaseCodePages: configuration.releaseCodePages, logger: logger)]
+         MemoryTrimService(scheduler: scheduler)]
     }
 
     /// Reloads configuration and trust store, as SIGHUP does: the configuration is read again; the
@@ -122,8 +122,6 @@ public final class Daemon: Sendable {
                 // The load's temporaries (several MiB for the shipped master lists) go back now,
                 // not at the next idle trim.
                 Heap.trim()
-                // The code that verified the lists is not needed until the next reload.
-                if self.configuration.releaseCodePages { MemoryTrimService.releaseCodePages("reload", logger: self.logger) }
                 continuation.resume(returning: status)
             }
         }
@@ -245,97 +243,38 @@ struct HeartbeatService: Service, CustomStringConvertible {
     }
 }
 
-/// Gives memory back to the system.
-///
-/// - Every 10 s, when jobs have finished or results been dropped since the last trim,
-///   `malloc_trim(0)` returns the free pages of glibc's arenas (a burst of reads, or results purged
-///   after their retention, leaves megabytes of them); and when no job is running and some finished
-///   since the last time, with `release-code-pages` (the default), the daemon drops its mappings of
-///   read-only code and data (``ReadOnlyMappings``): the next read maps what it runs again from the
-///   page cache, about 160 minor faults. The first such tick does both whatever the counts say.
-/// - Under sustained load, once `TrimSchedule.loadTrimChanges` jobs have finished or results been dropped since
-///   the last trim (checked every second; with the store full a read is two changes): with the
-///   result store full and turning over, the arenas gathered free chunks between the retained
-///   results (RssAnon 1.8-3.5 MB up over 10,000 reads in the bench while the bytes in use stayed
-///   flat), which only a trim gives back. A trim took 0.4-0.9 ms on a 30 MB heap; at 250-400 reads/s
-///   that is one a second.
-///
-/// When the service starts, start-up is over (the trust store was loaded before the services
-/// started): the code that parsed the arguments and verified the master lists is released at once.
+/// Gives memory back to the system: every 10 s, when jobs have finished or results been dropped
+/// since the last trim, `malloc_trim(0)` returns the free pages of glibc's arena (a burst of reads,
+/// or results purged after their retention, leaves megabytes of them). The first tick trims whatever
+/// the counts say, giving back what start-up (the trust store, the services' own start) freed.
 struct MemoryTrimService: Service, CustomStringConvertible {
     var description: String { "MemoryTrim" }
     let scheduler: ReadScheduler
-    var releaseCodePages = true
-    var logger: Logger?
     var schedule = TrimSchedule()
 
     func run() async throws {
-        release("start-up")
         await cancelWhenGracefulShutdown {
             var schedule = self.schedule
             while !Task.isCancelled {
-                try? await Task.sleep(for: schedule.tick)
-                let stats = await scheduler.stats()
-                let action = schedule.next(changes: stats.changes, activeJobs: stats.activeJobs)
-                if action.trim { Heap.trim() }
-                if action.release { release("idle") }
+                try? await Task.sleep(for: schedule.period)
+                if schedule.next(changes: await scheduler.stats().changes) { Heap.trim() }
             }
-        }
-    }
-
-    func release(_ moment: String) {
-        guard releaseCodePages else { return }
-        Self.releaseCodePages(moment, logger: logger)
-    }
-
-    /// Drops the read-only mappings (ReadOnlyMappings) and says what happened at debug level (a
-    /// failure as a warning).
-    static func releaseCodePages(_ moment: String, logger: Logger?) {
-        switch ReadOnlyMappings.release() {
-        case .released(let bytes):
-            logger?.debug("released the mappings of read-only code and data", metadata: ["moment": "\(moment)", "bytes": "\(bytes)"])
-        case .skippedTraced:
-            logger?.debug("a tracer is attached: read-only mappings kept", metadata: ["moment": "\(moment)"])
-        case .failed(let reason):
-            logger?.warning("releasing read-only mappings failed", metadata: ["moment": "\(moment)", "error": "\(reason)"])
         }
     }
 }
 
-/// When ``MemoryTrimService`` trims the heap and releases the read-only mappings: a pure state
-/// machine, one ``next(changes:activeJobs:)`` per tick, so that its rules are tested without clocks.
+/// When ``MemoryTrimService`` trims the heap: a pure state machine, one ``next(changes:)`` per
+/// period, so that its rule is tested without clocks.
 struct TrimSchedule: Sendable, Equatable {
     /// How often the service wakes.
-    var tick: Duration = .seconds(1)
-    /// The idle rules' period: a trim when anything changed, a release when idle.
     var period: Duration = .seconds(10)
-    /// Under load, a trim once this many jobs finished or results were dropped since the last one.
-    var loadTrimChanges = 500
-    /// `changes` at the last trim and the last release; -1: the first periodic tick does both,
-    /// giving back what start-up (the trust store, the services' own start) freed and ran.
+    /// `changes` at the last trim; -1: the first tick trims.
     private(set) var trimmedAt = -1
-    private(set) var releasedAt = -1
-    private var sincePeriodic: Duration = .zero
 
-    /// What to do on this tick, given the scheduler's counts.
-    mutating func next(changes: Int, activeJobs: Int) -> (trim: Bool, release: Bool) {
-        sincePeriodic += tick
-        var trim = false, release = false
-        if changes - max(trimmedAt, 0) >= loadTrimChanges {
-            trim = true
-            trimmedAt = changes
-        }
-        guard sincePeriodic >= period else { return (trim, release) }
-        sincePeriodic = .zero
-        if changes != trimmedAt {
-            trim = true
-            trimmedAt = changes
-        }
-        // The read code stays mapped while reads go on.
-        if activeJobs == 0, changes != releasedAt {
-            release = true
-            releasedAt = changes
-        }
-        return (trim, release)
+    /// Whether to trim on this tick, given the scheduler's count of concluded and purged jobs.
+    mutating func next(changes: Int) -> Bool {
+        guard changes != trimmedAt else { return false }
+        trimmedAt = changes
+        return true
     }
 }

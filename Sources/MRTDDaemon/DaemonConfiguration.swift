@@ -63,9 +63,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// EAC terminal credentials (`NAME.cvcert` with `NAME.pkcs8` / `NAME.pkcs11`, docs/authentication.md):
     /// with them, reads asking for DG3 / DG4 run Terminal Authentication. Unset: those groups stay skipped.
     public var terminalDirectory: String?
-    /// Whether the daemon drops its mappings of read-only code and data once start-up is over, after
-    /// a reload and when idle after reads (`release-code-pages`; ReadOnlyMappings, docs/performance.md).
-    public var releaseCodePages = true
 
     public init() {}
 
@@ -108,7 +105,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
             socketMode = mode
         case "trust-store": trustStorePaths = Self.list(value)
         case "default-trust": defaultTrust = try Self.boolean(key, value)
-        case "release-code-pages": releaseCodePages = try Self.boolean(key, value)
         case "default-trust-path": defaultTrustPath = value.isEmpty ? nil : value
         case "access-policy":
             guard let policy = AccessPolicy(rawValue: value) else { throw .invalidValue(key, value) }

@@ -35,10 +35,10 @@ public actor ReadScheduler {
         var cancelReason: CancelReason?
         var error: JobFailure?
         var result: ReadResult?
-        /// In pages of their own (PageBytes), wiped and unmapped when the job is purged.
-        var face: PageBytes?
+        /// Wiped when the job is purged (ImageBytes).
+        var face: ImageBytes?
         /// The images besides the face (DG3-DG12), by API name; wiped with the face.
-        var images: [String: (bytes: PageBytes, mimeType: String)] = [:]
+        var images: [String: (bytes: ImageBytes, mimeType: String)] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
 
         /// The owner's uid for quotas (every job has a peer: `create` refuses one without).
@@ -241,21 +241,22 @@ public actor ReadScheduler {
         }
     }
 
-    /// The face image of a finished read, as stored on the chip, and its MIME type.
-    public func face(id: String, peer: PeerCredentials?) throws(SchedulerError) -> (bytes: [UInt8], mimeType: String) {
+    /// The face image of a finished read, as stored on the chip, and its MIME type. The bytes are
+    /// the job's own (no copy): read them in place.
+    func face(id: String, peer: PeerCredentials?) throws(SchedulerError) -> (bytes: ImageBytes, mimeType: String) {
         let job = try job(id, peer)
         guard job.state.isFinished else { throw .resultNotReady }
         guard let face = job.face, let mime = job.result?.face?.mimeType else { throw .noFace }
-        return (face.bytes, mime)
+        return (face, mime)
     }
 
     /// An image of a finished read besides the face (`portrait-1`, `document-front`, `finger-1`, …),
-    /// as stored on the chip, and its MIME type. Same owner rule as the face.
-    public func image(id: String, name: String, peer: PeerCredentials?) throws(SchedulerError) -> (bytes: [UInt8], mimeType: String) {
+    /// as stored on the chip, and its MIME type. Same owner rule and same bytes (no copy) as the face.
+    func image(id: String, name: String, peer: PeerCredentials?) throws(SchedulerError) -> (bytes: ImageBytes, mimeType: String) {
         let job = try job(id, peer)
         guard job.state.isFinished else { throw .resultNotReady }
         guard let image = job.images[name] else { throw .noImage }
-        return (image.bytes.bytes, image.mimeType)
+        return (image.bytes, image.mimeType)
     }
 
     private func job(_ id: String, _ peer: PeerCredentials?) throws(SchedulerError) -> Job {
@@ -389,13 +390,18 @@ public actor ReadScheduler {
             } else {
                 job.state = .done
                 job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
+                // The job keeps its own copy of each image; the parsed copies and the raw data groups
+                // they came from are wiped here, not left in freed memory.
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {
-                    job.face = (try? DG2(rawBytes: dg2))?.faces.first.map { PageBytes($0.imageData) }
+                    job.face = (try? DG2(rawBytes: dg2))?.faces.first.map { ImageBytes(taking: $0.imageData) }
+                    wipeInPlace(dg2)
                 }
                 if read.result.images != nil {
-                    for image in LDSContents(files: read.files).images {
-                        job.images[image.name] = (PageBytes(image.image.imageData), image.image.mimeType)
+                    let images = LDSContents(files: read.files).images
+                    for image in images {
+                        job.images[image.name] = (ImageBytes(taking: image.image.imageData), image.image.mimeType)
                     }
+                    for group in Set(images.map(\.dataGroup)) { if let raw = read.files[group] { wipeInPlace(raw) } }
                 }
             }
         }
@@ -527,7 +533,7 @@ public actor ReadScheduler {
             retainedByUID[job.owner, default: 1] -= 1
             if retainedByUID[job.owner] == 0 { retainedByUID.removeValue(forKey: job.owner) }
         }
-        // PageBytes wipe and unmap themselves as they go.
+        // ImageBytes wipe themselves as they go.
         job.face = nil
         job.images = [:]
         job.result = nil

@@ -48,7 +48,7 @@ public enum PassiveAuthentication {
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: LDSSecurityObject.oid,
                 toleratedContentTypes: LDSSecurityObject.legacyContentTypes,
-                externalSigners: { trustStore.documentSigners(matching: $0) })
+                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys)
             report.signatureScheme = signer.scheme
             report.dsc = signer.signer
             report.signingTime = signer.signingTime
@@ -103,7 +103,7 @@ public enum PassiveAuthentication {
             let signedData = try SignedDataVerifier.parse(bounded)
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: OID.securityObject,
-                externalSigners: { trustStore.documentSigners(matching: $0) })
+                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys)
             verdict.dsc = signer.signer
             let chain = try trustStore.verifyChain(of: signer.signer, role: .documentSigner, at: date,
                                                    signingTime: signer.signingTime)

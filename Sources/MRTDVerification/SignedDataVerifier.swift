@@ -43,9 +43,10 @@ enum SignedDataVerifier {
     ///   - toleratedContentTypes: other eContentTypes accepted in place of `expectedContentType`,
     ///     each with the warning that names the deviation (EF.SOD's legacy OIDs,
     ///     ``LDSSecurityObject/legacyContentTypes``); everything else about the message is checked alike.
+    ///   - signerKeys: the trust store's kept signer keys (nil: the key is decoded).
     static func verify(
         _ signedData: SignedData, expectedContentType: String, toleratedContentTypes: [String: String] = [:],
-        externalSigners: (SignerInfo.Identifier) -> [Certificate]
+        externalSigners: (SignerInfo.Identifier) -> [Certificate], signerKeys: SignerKeyCache? = nil
     ) throws(PAFailure) -> SignerVerification {
         var warnings: [String] = []
         // Doc 9303-10 §4.6.2.1: SignedData version v3.
@@ -127,7 +128,7 @@ enum SignedDataVerifier {
                 key = relabelled
                 deviations.append(pkcs1SignatureByPSSKey)
             } else {
-                do { key = try DocumentSignerKeys.shared.key(of: candidate) } catch {
+                do { key = try signerKeys?.key(of: candidate) ?? candidate.publicKey() } catch {
                     throw PAFailure(.dscInvalid, "signer public key: \(error)")
                 }
             }
@@ -155,7 +156,7 @@ enum SignedDataVerifier {
     /// verifies, yet Turkish ID cards sign their SOD so (selfxyz/self#1302). The modulus and exponent
     /// are the certificate's, unchanged: a signature is still accepted only if it verifies with the
     /// DSC's own key; what is waived is the key's restriction to PSS, and that is reported
-    /// (``pkcs1SignatureByPSSKey``). Decoded here, outside `DocumentSignerKeys`, so that the cache
+    /// (``pkcs1SignatureByPSSKey``). Decoded here, outside the trust store's `SignerKeyCache`, so that the cache
     /// keeps holding the key as the certificate states it.
     static func pkcs1Key(ofPSSCertificate certificate: Certificate) -> PublicKey? {
         guard let spki = try? SubjectPublicKeyInfo(encoded: Array(certificate.subjectPublicKeyInfo)),

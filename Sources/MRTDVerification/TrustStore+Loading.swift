@@ -92,7 +92,7 @@ extension TrustStore {
             }
             let signedData = try SignedDataVerifier.parse(bounded)
             let verification = try SignedDataVerifier.verify(
-                signedData, expectedContentType: OID.cscaMasterList, externalSigners: { _ in [] })
+                signedData, expectedContentType: OID.cscaMasterList, externalSigners: { _ in [] }, signerKeys: signerKeys)
             entry.signer = verification.signer.subject.description
             entry.country = verification.signer.issuer.country
             let issued = verification.signingTime ?? verification.signer.notBefore

@@ -36,6 +36,9 @@ public struct TrustStore: Sendable, Equatable {
     public internal(set) var report = TrustStoreReport()
     /// Verified deviation lists (Doc 9303-12 §10), see ``addDeviationList(_:path:at:)``.
     public internal(set) var deviationLists: [DeviationList] = []
+    /// The keys of the signers this store's checks met (document signers, master-list and
+    /// deviation-list signers), decoded once: shared by the copies of this store, gone with it.
+    let signerKeys = SignerKeyCache(capacity: 32)
 
     private var anchorsByKeyID: [BytesKey: [Int]] = [:]
     private var anchorsBySubject: [String: [Int]] = [:]
@@ -148,6 +151,56 @@ final class PublicKeyCache: Sendable {
             cached = key
             return key
         }
+    }
+}
+
+/// Signer keys decoded once and kept, by SubjectPublicKeyInfo, the most recently used `capacity` of
+/// them; a ``TrustStore`` owns one.
+///
+/// Why: a document signer signs an issuer's documents for months, so a kiosk meets the same few DSCs
+/// again and again, and a DSC key usually has the explicit domain parameters Doc 9303-12 §7.1.2 asks
+/// for, which OpenSSL 3.0 decodes slowly (`d2i_PUBKEY`: about 1,000 small allocations and 0.46 ms,
+/// as much as the verification it serves). CSCA keys are kept by their anchors (``PublicKeyCache``).
+/// Keys are public and never mutated after decoding (`PublicKey` may be shared between threads);
+/// nothing of a document's holder is kept here.
+final class SignerKeyCache: Sendable {
+    let capacity: Int
+    /// Least recently used first.
+    private let entries = Mutex<[(spki: [UInt8], key: PublicKey)]>([])
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The key of `certificate`, decoded now or kept from an earlier call with the same
+    /// SubjectPublicKeyInfo. A key that does not decode is not kept (the error is thrown each time).
+    func key(of certificate: Certificate) throws -> PublicKey {
+        let spki = Array(certificate.subjectPublicKeyInfo)
+        if let kept = entries.withLock({ entries -> PublicKey? in
+            guard let index = entries.firstIndex(where: { $0.spki == spki }) else { return nil }
+            let entry = entries.remove(at: index)
+            entries.append(entry)
+            return entry.key
+        }) {
+            return kept
+        }
+        // Decoded outside the lock: two threads missing at once both decode, and one entry stays.
+        let key = try certificate.publicKey()
+        entries.withLock { entries in
+            guard !entries.contains(where: { $0.spki == spki }) else { return }
+            if entries.count >= capacity { entries.removeFirst(entries.count - capacity + 1) }
+            entries.append((spki, key))
+        }
+        return key
+    }
+
+    /// How many keys are kept (tests).
+    var count: Int { entries.withLock { $0.count } }
+
+    /// Whether a key with this SubjectPublicKeyInfo is kept (tests).
+    func holds(_ certificate: Certificate) -> Bool {
+        let spki = Array(certificate.subjectPublicKeyInfo)
+        return entries.withLock { $0.contains { $0.spki == spki } }
     }
 }
 

@@ -8,7 +8,7 @@ import Testing
 /// `d2i_PUBKEY` and come out as before (accepted or refused alike).
 @Suite struct SubjectPublicKeyInfoFastLaneTests {
     static let curves = [
-        "prime192v1", "secp224r1", "prime256v1", "secp384r1", "secp521r1", "brainpoolP160r1", "brainpoolP192r1",
+        "prime192v1", "secp224r1", "prime256v1", "secp384r1", "secp521r1", "brainpoolP192r1",
         "brainpoolP224r1", "brainpoolP256r1", "brainpoolP320r1", "brainpoolP384r1", "brainpoolP512r1",
     ]
 
@@ -55,10 +55,12 @@ import Testing
         let modulusTLV = try TLV.parse(bits).children()[0]
         let modulus = modulusTLV.encoded
         #expect(modulusTLV.value.first == 0x00, "a generated modulus has its top bit set, so DER adds a zero byte")
+        let rsaOID = try #require(ObjectIdentifierContent.encode(SubjectPublicKeyInfoFastLane.rsaEncryption))
+        let rsaAlgorithm = TLV.encode(tag: 0x06, value: rsaOID) + [0x05, 0x00]
         for exponent: [UInt8] in [[0x03], [0x11], [0x01, 0x00, 0x01]] {
             let key = TLV.encode(tag: 0x30, children: [modulus, TLV.encode(tag: 0x02, value: exponent)])
             let built = TLV.encode(tag: 0x30, children: [
-                TLV.encode(tag: 0x30, value: SubjectPublicKeyInfoFastLane.rsaEncryption), TLV.encode(tag: 0x03, value: [0x00] + key),
+                TLV.encode(tag: 0x30, value: rsaAlgorithm), TLV.encode(tag: 0x03, value: [0x00] + key),
             ])
             try Self.expectSameAsDecoder(built, "RSA e=\(exponent)")
         }
@@ -69,6 +71,8 @@ import Testing
         let named = try PrivateKey.generate(.ec(curve: "brainpoolP256r1", explicitParameters: false)).subjectPublicKeyInfo()
         let explicit = try PrivateKey.generate(.ec(curve: "brainpoolP256r1", explicitParameters: true)).subjectPublicKeyInfo()
         let rsa = try PrivateKey.generate(.rsa(bits: 1024)).subjectPublicKeyInfo()
+        // Named, but not one of Doc 9303's curves (ECGroup.StandardCurve).
+        let p160 = try PrivateKey.generate(.ec(curve: "brainpoolP160r1", explicitParameters: false)).subjectPublicKeyInfo()
         let spki = try TLV.parse(named)
         let algorithm = try spki.children()[0].encoded
         let point = Array(try spki.children()[1].value.dropFirst())
@@ -82,6 +86,7 @@ import Testing
         let longForm = [0x30, 0x81, UInt8(named.count - 2)] + named.dropFirst(2)
         let cases: [(String, [UInt8], shouldDecode: Bool)] = [
             ("explicit parameters", explicit, true),
+            ("brainpoolP160r1", p160, true),
             ("compressed point", withPoint([0x02 | (point[point.count - 1] & 1)] + x), true),
             ("point off the curve", withPoint(offCurve), false),
             ("a byte after the SubjectPublicKeyInfo", named + [0x00], false),
@@ -103,6 +108,7 @@ import Testing
         }
         #expect(SubjectPublicKeyInfoFastLane.key(explicit) == nil)
         #expect(SubjectPublicKeyInfoFastLane.key(longForm) == nil)
+        #expect(SubjectPublicKeyInfoFastLane.key(p160) == nil)
     }
 
     private func withAlgorithm(_ algorithm: [UInt8], curveLastByte: UInt8, in der: [UInt8]) -> [UInt8] {

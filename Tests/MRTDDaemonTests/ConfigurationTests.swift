@@ -49,16 +49,4 @@ import MRTDReaders
             try config.apply(file: "terminal-directory = terminal")
         }
     }
-
-    @Test func releaseCodePagesIsOnByDefaultAndTakesYesOrNo() throws {
-        var config = DaemonConfiguration()
-        #expect(config.releaseCodePages)
-        try config.apply(file: "release-code-pages = no\n")
-        #expect(!config.releaseCodePages)
-        try config.set("release-code-pages", "YES")
-        #expect(config.releaseCodePages)
-        #expect(throws: ConfigurationError.syntax(file: "mrtdd.conf", line: 1, "invalid value 'sometimes' for 'release-code-pages'")) {
-            try config.apply(file: "release-code-pages = sometimes")
-        }
-    }
 }

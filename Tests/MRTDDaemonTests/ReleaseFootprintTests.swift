@@ -6,9 +6,9 @@ import Testing
 /// Issue 14, "small footprint", on the release binaries `scripts/package` builds (`.build-release`,
 /// or `MRTD_RELEASE_BIN`): statically linked as shipped, they carry no ICU and no full Foundation
 /// (product code imports FoundationEssentials only; scripts/check-deps guards the sources), the
-/// stripped `mrtdd` and `mrtdctl` stay under 50 MB, they export no symbols, `.text` follows the link
-/// order, and an idle `mrtdd` (`--simulate`, and with the shipped master lists) stays under the
-/// resident-memory bounds below. Without a release build the suite says so and checks nothing;
+/// stripped `mrtdd` and `mrtdctl` stay under 50 MB, they export no symbols, and an idle `mrtdd`
+/// (`--simulate`, and with the shipped master lists) stays under the bound on its own memory below.
+/// Without a release build the suite says so and checks nothing;
 /// scripts/test runs it again after scripts/package with MRTD_REQUIRE_RELEASE_BIN=1, where a missing
 /// binary fails.
 @Suite(.serialized) struct ReleaseFootprintTests {
@@ -16,10 +16,8 @@ import Testing
     /// `import Foundation` program: 19 and 7 occurrences after strip).
     static let icuMarkers = ["FoundationInternationalization", "icudt"]
     static let strippedLimit = 50_000_000
-    /// Idle VmRSS bound, the issue's target (20 MB; issue 14 measured 36-38 MB before, 21-23 MB before
-    /// the read-only mappings were released, 12-15 MB now; docs/performance.md), and the daemon's own
-    /// memory.
-    static let idleRSSLimitKiB = 20 * 1000 * 1000 / 1024
+    /// Idle RssAnon bound: the daemon's own memory. (Idle VmRSS, mostly clean pages of the binary that
+    /// the page cache holds anyway, is printed, not judged: issue 30, docs/performance.md.)
     static let idleRssAnonLimitKiB = 8 * 1024
 
     /// The repository this file is in.
@@ -106,36 +104,6 @@ import Testing
         return text
     }
 
-    /// The release link laid `.text` out by scripts/link/mrtdd.order (scripts/env.sh): most of the
-    /// file's functions are still in mrtdd (below 80% it is stale: run scripts/link-order), and most
-    /// of the first thousand of them, what an idle daemon runs, sit in the first fifth of `.text`
-    /// instead of spread over all of it.
-    @Test func releaseTextFollowsTheLinkOrder() throws {
-        guard let path = Self.release("mrtdd") else { return }
-        let order = try String(contentsOf: Self.repository.appendingPathComponent("scripts/link/mrtdd.order"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
-        var addresses: [String: UInt64] = [:]
-        for line in try Self.output(of: "/usr/bin/nm", ["--defined-only", path]).split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, "tTwW".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else { continue }
-            addresses[String(fields[2])] = address
-        }
-        let present = order.compactMap { addresses[$0] }
-        print("footprint: \(present.count) of the \(order.count) functions of scripts/link/mrtdd.order are in mrtdd")
-        #expect(order.count > 1000 && present.count * 5 >= order.count * 4, "scripts/link/mrtdd.order is stale: run scripts/link-order")
-        let sections = try Self.output(of: "/usr/bin/readelf", ["--section-headers", "--wide", path]).split(separator: "\n")
-        let text = try #require(sections.first { $0.contains("] .text ") }, "no .text in \(path)")
-        let fields = text.split(separator: "]")[1].split(separator: " ")
-        let start = try #require(UInt64(fields[2], radix: 16)), size = try #require(UInt64(fields[4], radix: 16))
-        let idle = present.prefix(1000)
-        let early = idle.filter { $0 >= start && $0 < start + size / 5 }.count
-        print("footprint: \(early) of the first \(idle.count) ordered functions lie in the first fifth of .text")
-        // Linked by the file: all 1,000 here; without it, 223. (Below 100% when a function lives
-        // in one of the toolchain's unsplit sections, which sits wherever its first listed function
-        // put it.)
-        #expect(early * 10 >= idle.count * 7, "the release link did not follow scripts/link/mrtdd.order (MRTD_RELEASE_FLAGS)")
-    }
-
     /// `VmRSS` and `RssAnon` of `pid` in KiB.
     static func memory(of pid: Int32) throws -> (rss: Int, anon: Int) {
         guard let rss = ProcStatus.kiB("VmRSS", of: pid), let anon = ProcStatus.kiB("RssAnon", of: pid) else {
@@ -148,13 +116,11 @@ import Testing
     /// configuration a kiosk runs: PC/SC readers and the shipped DE and NL master lists trusted
     /// (about 630 CSCAs). That daemon idled at 41.6 MiB VmRSS with 16.9 MiB RssAnon; with fixed
     /// malloc thresholds, a trim after loading and certificates that keep no copies of their
-    /// parts, 22.5 MiB with 5.4 MiB; with its read-only mappings released once start-up is over
-    /// (release-code-pages, ReadOnlyMappings), 13-15 MiB: under the issue's 20 MB target.
+    /// parts, 22.5 MiB with 5.4 MiB.
     enum IdleConfiguration: String, CaseIterable, CustomTestStringConvertible {
         case simulate, shippedTrust
         var testDescription: String { rawValue }
         var rssAnonLimitKiB: Int { ReleaseFootprintTests.idleRssAnonLimitKiB }
-        var rssLimitKiB: Int { ReleaseFootprintTests.idleRSSLimitKiB }
         var arguments: [String] {
             switch self {
             case .simulate: ["--simulate"]
@@ -205,38 +171,6 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         let memory = try daemon.memory()
         print("footprint: idle release mrtdd (\(configuration.rawValue)) VmRSS \(memory.rss) KiB, RssAnon \(memory.anon) KiB")
-        #expect(memory.rss < configuration.rssLimitKiB, "idle VmRSS \(memory.rss) KiB")
         #expect(memory.anon < configuration.rssAnonLimitKiB, "idle RssAnon \(memory.anon) KiB")
-    }
-
-    /// What releasing the read-only mappings is worth, and that it costs nothing but page faults: the
-    /// same idle daemon with `release-code-pages = no` keeps megabytes more mapped; with it, a read
-    /// maps the code it runs again (and reads correctly), and the idle trim after it releases that
-    /// code once more, twice in a row.
-    @Test func releasedCodePagesComeBackForAReadAndGoAgainWhenIdle() async throws {
-        guard let path = Self.release("mrtdd") else { return }
-        let kept = try await IdleDaemon(path, ["--simulate", "--set", "release-code-pages=no"])
-        let daemon = try await IdleDaemon(path, ["--simulate"])
-        try await Task.sleep(for: .seconds(1))
-        let withoutRelease = try kept.memory(), idle = try daemon.memory()
-        print("footprint: idle --simulate VmRSS \(withoutRelease.rss) KiB with release-code-pages=no, \(idle.rss) KiB with it")
-        #expect(withoutRelease.rss - idle.rss > 3 * 1024, "releasing gave back only \(withoutRelease.rss - idle.rss) KiB")
-        for round in 1...2 {
-            let done = try await daemon.client.createRead(.init(access: Specimens.access), wait: true)
-            #expect(done.state == .done, "read \(round): \(done.state)")
-            #expect(done.result?.dataGroupsRead.contains("DG2") == true)
-            #expect(done.result?.status == .valid && done.result?.checks.chipAuthentication.result == "passed", "read \(round)")
-            let afterRead = try daemon.memory()
-            // The idle release comes at the next 10 s tick with no job running.
-            var settled = afterRead
-            let deadline = ContinuousClock.now + .seconds(30)
-            while settled.rss >= Self.idleRSSLimitKiB || settled.rss > afterRead.rss - 2048, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(500))
-                settled = try daemon.memory()
-            }
-            print("footprint: read \(round): VmRSS \(afterRead.rss) KiB after it, \(settled.rss) KiB once idle")
-            #expect(settled.rss < Self.idleRSSLimitKiB, "read \(round): VmRSS \(settled.rss) KiB after the idle trim")
-            #expect(settled.rss <= afterRead.rss - 2048, "read \(round): the idle trim released nothing (\(afterRead.rss) -> \(settled.rss) KiB)")
-        }
     }
 }

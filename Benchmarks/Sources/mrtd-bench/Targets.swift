@@ -18,8 +18,6 @@ enum Targets {
 
     /// GET /v1/readers with 50 concurrent clients, 99th percentile, ms.
     static let apiLatencyP99Ms = 5.0
-    /// The daemon's resident memory after start, MB (issue 14).
-    static let idleRssMB = 20.0
     /// The static `mrtdd` as shipped (stripped, as scripts/package strips it), MB (issue 14).
     static let strippedBinaryMB = 50.0
     /// RSS growth over the second 1,000 reads that counts as none, MB.
@@ -67,11 +65,8 @@ enum Targets {
         if let p99 = report["apiLatencyP99Ms"] as? Double {
             targets["apiLatencyP99Ms"] = ["limit": apiLatencyP99Ms, "met": p99 < apiLatencyP99Ms] as [String: Any]
         }
-        if let idle = report["idleRssMB"] as? Double {
-            targets["idleRssMB"] = ["limit": idleRssMB, "met": idle < idleRssMB] as [String: Any]
-        }
-        if let idle = report["idleRssShippedTrustMB"] as? Double {
-            targets["idleRssShippedTrustMB"] = ["limit": idleRssMB, "met": idle < idleRssMB] as [String: Any]
+        if let allocations = report["allocationsPerRead"] as? [String: Any] {
+            targets["allocationsPerRead"] = allocationTarget(allocations)
         }
         if let sizes = report["binarySizes"] as? [String: Any], let mrtdd = sizes["mrtdd"] as? [String: Any],
            let stripped = mrtdd["strippedMB"] as? Double {
@@ -96,5 +91,22 @@ enum Targets {
             targets["benchSeconds"] = ["limit": benchSeconds, "met": met] as [String: Any]
         }
         return targets
+    }
+
+    /// Allocations per read against Benchmarks/allocation-thresholds.json: every measured figure at
+    /// most its threshold (a variant without a threshold is listed, not judged).
+    static func allocationTarget(_ allocations: [String: Any]) -> [String: Any] {
+        let thresholds: AllocationCounter.Thresholds
+        do { thresholds = try .load() } catch { return ["met": NSNull(), "error": "\(error)"] }
+        var exceeded: [String] = [], unjudged: [String] = []
+        for (name, count) in allocations["terminal"] as? [String: Int] ?? [:] {
+            guard let limit = thresholds.terminal[name] else { unjudged.append(name); continue }
+            if count > limit { exceeded.append("terminal.\(name) \(count) > \(limit)") }
+        }
+        if let count = allocations["daemonRead"] as? Int, count > thresholds.daemonRead {
+            exceeded.append("daemonRead \(count) > \(thresholds.daemonRead)")
+        }
+        return ["file": "Benchmarks/allocation-thresholds.json", "met": exceeded.isEmpty, "exceeded": exceeded.sorted(),
+                "noThreshold": unjudged.sorted()] as [String: Any]
     }
 }

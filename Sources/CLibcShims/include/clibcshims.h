@@ -21,17 +21,6 @@ int cmalloc_perturb(int byte);
 /// malloc_trim(0): returns the free pages of every arena to the system; 1 when memory was released.
 int cmalloc_trim(void);
 
-/// Drops this process's page-table mappings of the read-only segments (code and constant data) of
-/// the executable and of every shared library it has loaded: for each PT_LOAD segment without
-/// PF_W, madvise(MADV_DONTNEED) on the whole pages inside it. Those pages are clean and backed by
-/// their files (a private file mapping nobody wrote to), so the next access maps them again from
-/// the page cache, as after the kernel reclaimed them under memory pressure; nothing is lost.
-/// Writable segments (data, the RELRO part that relocations wrote, .bss) are never touched, nor is
-/// an object with text relocations (DT_TEXTREL), whose code pages may have been written, nor the
-/// vDSO. Returns the bytes advised (0 when nothing was), or -1 when a madvise call failed (errno
-/// set; the others still ran).
-long crelease_readonly_mappings(void);
-
 /// prctl(PR_SET_DUMPABLE, 0): no core dump of this process, and its /proc/PID files (mem, environ,
 /// maps) owned by root, so neither a crash nor a ptrace-capable process of the same uid gets at the
 /// secrets it holds. 0 on success, -1 with errno set.

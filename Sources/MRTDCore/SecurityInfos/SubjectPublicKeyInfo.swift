@@ -36,6 +36,13 @@ public struct SubjectPublicKeyInfo: SecurityInfoCoding, Sendable, Hashable {
         }
     }
 
+    /// The DER encoding (for a key parsed from DER, the same bytes: ``init(encoded:)`` accepts BER).
+    public func derEncoded() throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(self)
+        return serializer.serializedBytes
+    }
+
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(algorithm)

@@ -17,6 +17,8 @@ enum DaemonBench {
         var storeFullReads = 10_000
         /// `--daemon-memory-only`: the memory figures alone (a long `--store-full-reads` run).
         var memoryOnly = false
+        /// `--alloc-counter=PATH` (scripts/bench passes it): the allocation-counting shim.
+        var allocationCounter: AllocationCounter?
 
         init(arguments: some Sequence<String>) {
             let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -28,6 +30,9 @@ enum DaemonBench {
                 storeFullReads = max(2000, Int(argument.dropFirst("--store-full-reads=".count)) ?? storeFullReads)
             }
             memoryOnly = arguments.contains("--daemon-memory-only")
+            for argument in arguments where argument.hasPrefix("--alloc-counter=") {
+                allocationCounter = AllocationCounter(library: String(argument.dropFirst("--alloc-counter=".count)))
+            }
         }
     }
 
@@ -47,12 +52,9 @@ enum DaemonBench {
 
     /// A second daemon as a kiosk runs it (PC/SC, the shipped master lists trusted), idle one second
     /// after one `GET /v1/readers`: whether pcscd runs changes nothing here but a log line.
-    /// `releaseCodePages`: false runs it with `release-code-pages = no`, to show what releasing the
-    /// read-only mappings at the end of start-up is worth.
-    static func idleWithShippedTrust(_ options: Options, releaseCodePages: Bool = true) throws -> ProcessMemory {
+    static func idleWithShippedTrust(_ options: Options) throws -> ProcessMemory {
         let daemon = try DaemonProcess(executable: options.executable, arguments: [
             "--backends", "pcsc", "--config", "/dev/null", "--set", "default-trust-path=\(shippedMasterLists)",
-            "--set", "release-code-pages=\(releaseCodePages ? "yes" : "no")",
         ])
         defer { daemon.stop() }
         let readers = try HTTPLoad.run(socket: daemon.socket, requests: [httpRequest("GET", "/v1/readers")], clients: 1, count: 1, keepAlive: false)
@@ -75,8 +77,29 @@ enum DaemonBench {
         }
     }
 
+    /// Allocations of one read through the daemon (``AllocationCounter``): a daemon of its own with
+    /// the counting shim, 200 warm-up reads, then 1,000 counted.
+    static func allocationsPerRead(_ options: Options, counter: AllocationCounter) throws -> Int {
+        let file = AllocationCounter.freshFile("daemon")
+        defer { unlink(file) }
+        let daemon = try DaemonProcess(executable: options.executable, arguments: daemonArguments, environment: counter.environment(file))
+        defer { daemon.stop() }
+        let reads = [httpRequest("POST", "/v1/reads?wait=true", body: passportRead), httpRequest("POST", "/v1/reads?wait=true", body: idCardRead)]
+        let warmUp = try HTTPLoad.run(socket: daemon.socket, requests: reads, clients: options.readClients, count: 200, keepAlive: true)
+        let before = AllocationCounter.read(file).allocations
+        let counted = try HTTPLoad.run(socket: daemon.socket, requests: reads, clients: options.readClients, count: 1000, keepAlive: true)
+        let after = AllocationCounter.read(file).allocations
+        guard warmUp.statuses[200] == 200, counted.statuses[200] == 1000 else {
+            throw DaemonBenchError("reads under the allocation counter answered \(warmUp.statuses), \(counted.statuses)")
+        }
+        return Int((Double(after - before) / 1000).rounded())
+    }
+
     static func run(_ options: Options) throws -> [String: Any] {
-        let daemon = try DaemonProcess(executable: options.executable, arguments: daemonArguments)
+        // The daemon in a memory cgroup of its own when the machine allows it (MemoryCgroup).
+        let cgroup = MemoryCgroup(name: "mrtd-bench-\(getpid())")
+        defer { cgroup?.remove() }
+        let daemon = try DaemonProcess(executable: options.executable, arguments: daemonArguments, cgroup: cgroup)
         defer { daemon.stop() }
         let socket = daemon.socket
         var report: [String: Any] = [:]
@@ -86,6 +109,7 @@ enum DaemonBench {
         let readers = try HTTPLoad.run(socket: socket, requests: [httpRequest("GET", "/v1/readers")], clients: 1, count: 1, keepAlive: false)
         guard readers.statuses[200] == 1 else { throw DaemonBenchError("GET /v1/readers answered \(readers.statuses)") }
         usleep(300_000)
+        let idleCharge = cgroup?.bytes
         let reads = [httpRequest("POST", "/v1/reads?wait=true", body: passportRead), httpRequest("POST", "/v1/reads?wait=true", body: idCardRead)]
         let memory = try Section.timed("daemon memory over \(options.storeFullReads) reads with the store full") {
             try StoreFullMemory.measure(socket: socket, pid: daemon.pid, reads: options.storeFullReads, clients: options.readClients, requests: reads)
@@ -100,6 +124,13 @@ enum DaemonBench {
         report["idleRssAnonMB"] = ProcessMemory.mib(idle.rssAnon)
         report["rssAnonGrowthStoreFullMB"] = memory.rssAnonGrowthMB
         report["storeFullMemory"] = memory.json
+        let storeFullCharge = cgroup?.bytes
+        report["memoryCurrentMB"] = [
+            "idle": idleCharge.map { ProcessMemory.mib($0 / 1024) } ?? NSNull(),
+            "afterStoreFullReads": storeFullCharge.map { ProcessMemory.mib($0 / 1024) } ?? NSNull(),
+            "cgroup": cgroup?.directory ?? NSNull(),
+            "note": "the daemon's cgroup memory charge, what systemd reports as MemoryCurrent (null: no writable memory cgroup here)",
+        ] as [String: Any]
         report["daemonMemory"] = [
             "idle": idle.json, "after1000Reads": afterFirst.json, "after2000Reads": afterSecond.json, "after3000Reads": afterThird.json,
             "readsPerRun": StoreFullMemory.step, "readClients": options.readClients,
@@ -110,13 +141,8 @@ enum DaemonBench {
         let trusting = try Section.timed("idle daemon with the shipped master lists") { try idleWithShippedTrust(options) }
         report["idleRssShippedTrustMB"] = ProcessMemory.mib(trusting.vmRSS)
         report["idleRssAnonShippedTrustMB"] = ProcessMemory.mib(trusting.rssAnon)
-        let keeping = try Section.timed("idle daemon with the shipped master lists, release-code-pages = no") {
-            try idleWithShippedTrust(options, releaseCodePages: false)
-        }
-        report["idleRssShippedTrustNoReleaseMB"] = ProcessMemory.mib(keeping.vmRSS)
         report["idleShippedTrust"] = [
             "memory": trusting.json,
-            "memoryWithoutRelease": keeping.json,
             "daemon": "mrtdd --backends pcsc --set default-trust-path=certs/masterlists (the DE and NL lists, about 630 CSCAs): what a kiosk runs",
         ] as [String: Any]
         let directory = URL(fileURLWithPath: options.executable).deletingLastPathComponent().path
@@ -125,6 +151,10 @@ enum DaemonBench {
         if let mrtdd = sizes["mrtdd"] as? [String: Any] { report["mrtddBinaryMB"] = mrtdd["mb"] }
         if let mrtdctl = sizes["mrtdctl"] as? [String: Any] { report["mrtdctlBinaryMB"] = mrtdctl["mb"] }
         if options.memoryOnly { return report }
+
+        if let counter = options.allocationCounter {
+            report["daemonAllocationsPerRead"] = try Section.timed("allocations per daemon read") { try allocationsPerRead(options, counter: counter) }
+        }
 
         // API latency: keep-alive (what mrtdctl and HTTP client libraries do), then a new
         // connection per request.

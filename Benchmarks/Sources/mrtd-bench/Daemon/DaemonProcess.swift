@@ -13,9 +13,12 @@ final class DaemonProcess {
     let log: String
     private var stopped = false
 
-    /// Spawns `executable` with `arguments` (the socket path is appended) and waits until the
+    /// Spawns `executable` with `arguments` (the socket path is appended) and the bench's environment
+    /// plus `environment` (`NAME=value` entries), in `cgroup` when one is given (from its first
+    /// instruction: a shell joins the cgroup, then execs mrtdd with the same pid), and waits until the
     /// socket accepts a connection.
-    init(executable: String, arguments: [String], startTimeout: Double = 30) throws {
+    init(executable: String, arguments: [String], environment: [String] = [], cgroup: MemoryCgroup? = nil,
+         startTimeout: Double = 30) throws {
         guard access(executable, X_OK) == 0 else { throw DaemonBenchError("no executable mrtdd at \(executable) (build it, or pass --mrtdd=PATH)") }
         var template = Array("/tmp/mrtd-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw DaemonBenchError("mkdtemp failed: errno \(errno)") }
@@ -23,8 +26,18 @@ final class DaemonProcess {
         socket = directory + "/mrtdd.sock"
         log = directory + "/mrtdd.log"
 
-        let argv = ([executable] + arguments + ["--socket", socket]).map { strdup($0) }
+        var command = [executable] + arguments + ["--socket", socket]
+        if let cgroup { command = ["/bin/sh", "-c", "echo $$ > \"$0\" && exec \"$@\"", cgroup.procs] + command }
+        let argv = command.map { strdup($0) }
         defer { for pointer in argv { free(pointer) } }
+        var envp: [UnsafeMutablePointer<CChar>?] = []
+        var index = 0
+        while let entry = environ[index] {
+            envp.append(strdup(entry))
+            index += 1
+        }
+        envp += environment.map { strdup($0) }
+        defer { for pointer in envp { free(pointer) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -33,7 +46,7 @@ final class DaemonProcess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, nil, argv + [nil], environ)
+        let spawned = posix_spawn(&child, command[0], &actions, nil, argv + [nil], envp + [nil])
         guard spawned == 0 else {
             rmdir(directory)
             throw DaemonBenchError("posix_spawn(\(executable)) failed: \(spawned)")

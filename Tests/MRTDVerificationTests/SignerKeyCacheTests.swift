@@ -5,10 +5,10 @@ import MRTDTesting
 import Testing
 @testable import MRTDVerification
 
-/// The signer-key cache of SignedDataVerifier (`DocumentSignerKeys`): one decoding per
-/// SubjectPublicKeyInfo, bounded, least recently used out first, and a key that does not decode
-/// never kept.
-@Suite struct DocumentSignerKeysTests {
+/// The signer-key cache a trust store owns (`SignerKeyCache`, used by SignedDataVerifier): one
+/// decoding per SubjectPublicKeyInfo, bounded, least recently used out first, and a key that does
+/// not decode never kept.
+@Suite struct SignerKeyCacheTests {
     /// DSCs with keys of three kinds: EC P-256, brainpoolP256r1 with explicit parameters, RSA.
     static let signers: [(certificate: Certificate, key: PrivateKey, scheme: SignatureScheme)] = {
         [FixturePKI.KeyType.ecP256, .brainpoolExplicit, .rsa].map { type in
@@ -18,7 +18,7 @@ import Testing
     }()
 
     @Test func aSignerKeyIsDecodedOnceAndVerifiesWhatItsPrivateKeySigned() throws {
-        let keys = DocumentSignerKeys(capacity: 8)
+        let keys = SignerKeyCache(capacity: 8)
         for signer in Self.signers {
             let first = try keys.key(of: signer.certificate)
             let again = try keys.key(of: signer.certificate)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func beyondItsCapacityTheLeastRecentlyUsedKeyGoes() throws {
-        let keys = DocumentSignerKeys(capacity: 2)
+        let keys = SignerKeyCache(capacity: 2)
         let (a, b, c) = (Self.signers[0].certificate, Self.signers[1].certificate, Self.signers[2].certificate)
         let keptA = try keys.key(of: a)
         _ = try keys.key(of: b)
@@ -54,16 +54,17 @@ import Testing
         var template = pki.dscTemplate
         template.subjectPublicKeyInfo = unknown
         let certificate = try Certificate(derEncoded: try template.issue(signedBy: pki.cscaKey))
-        let keys = DocumentSignerKeys(capacity: 4)
+        let keys = SignerKeyCache(capacity: 4)
         for _ in 0..<2 {
             #expect(throws: (any Error).self) { try keys.key(of: certificate) }
         }
         #expect(keys.count == 0)
     }
 
-    @Test func passiveAuthenticationUsesTheSharedCache() throws {
-        let report = try verify(pki: Shared.pki)
+    @Test func passiveAuthenticationUsesItsTrustStoresCache() throws {
+        let store = try trustStore(Shared.pki)
+        let report = PassiveAuthentication.verify(files: try FixtureDocument().files(pki: Shared.pki), trustStore: store)
         #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
-        #expect(DocumentSignerKeys.shared.holds(try Certificate(derEncoded: Shared.pki.dsc)))
+        #expect(store.signerKeys.holds(try Certificate(derEncoded: Shared.pki.dsc)))
     }
 }
