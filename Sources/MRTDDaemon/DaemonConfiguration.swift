@@ -141,9 +141,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "terminal-directory":
             guard value.isEmpty || value.hasPrefix("/") else { throw .invalidValue(key, value) }
             terminalDirectory = value.isEmpty ? nil : value
+        case _ where Self.retiredKeys[key] != nil:
+            if !retiredSettings.contains(key) { retiredSettings.append(key) }
         default: throw .unknownKey(key)
         }
     }
+
+    /// Settings of earlier versions whose mechanism is gone: accepted and ignored, so that an edited
+    /// configuration file does not stop the daemon after an upgrade; the start log warns of each.
+    public static let retiredKeys = [
+        "release-code-pages": "the release of code mappings was removed (issue 30: it bought an idle-RSS figure, not memory an operator gets back)",
+    ]
+
+    /// The retired settings the configuration named (``retiredKeys``), in order.
+    public var retiredSettings: [String] = []
 
     /// The shipped master lists' directory, when `default-trust` is on and they are found.
     public func resolvedDefaultTrustPath() -> String? {

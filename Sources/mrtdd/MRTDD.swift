@@ -159,6 +159,9 @@ struct MRTDD: AsyncParsableCommand, Sendable {
             configuration: configuration, backends: readerBackends, engine: engine, logger: logger,
             reloadConfiguration: { try command.makeConfiguration() })
         logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
+        for key in configuration.retiredSettings {
+            logger.warning("setting '\(key)' is retired and ignored: \(DaemonConfiguration.retiredKeys[key] ?? "")")
+        }
         if !Heap.threadCacheOff {
             logger.warning("freed memory is overwritten except glibc's per-thread cache of small blocks; GLIBC_TUNABLES=glibc.malloc.tcache_count=0 (as the unit sets) covers those too")
         }

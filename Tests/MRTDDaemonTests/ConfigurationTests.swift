@@ -49,4 +49,16 @@ import MRTDReaders
             try config.apply(file: "terminal-directory = terminal")
         }
     }
+
+    /// A setting whose mechanism was removed (`release-code-pages`, issue 30) does not stop a daemon
+    /// whose configuration file still names it: accepted, ignored, listed for the start log's warning.
+    @Test func aRetiredSettingIsAcceptedIgnoredAndListed() throws {
+        var config = DaemonConfiguration()
+        let before = config
+        try config.apply(file: "release-code-pages = yes\nrelease-code-pages = no\n")
+        #expect(config.retiredSettings == ["release-code-pages"])
+        config.retiredSettings = []
+        #expect(config == before, "nothing else changed")
+        #expect(DaemonConfiguration.retiredKeys["release-code-pages"] != nil)
+    }
 }
