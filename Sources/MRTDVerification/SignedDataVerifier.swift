@@ -108,6 +108,14 @@ enum SignedDataVerifier {
 
         var signerFromMessage = true
         var candidates = signedData.certificates.filter { matches($0, signerInfo.sid) }
+        // A subjectKeyIdentifier that is not the DSC's extension but the SHA-1 of its key (RFC 5280
+        // §4.2.1.2, method 1): it names that key all the same (gmrtd#441). Any other identifier that
+        // names no certificate stays `dscNotFound` (TR-03105 LDS_H_28/29, RELIABILITY PA-CMS-04).
+        var identifiedByKeyHash = false
+        if candidates.isEmpty, case .subjectKeyIdentifier(let ski) = signerInfo.sid {
+            candidates = signedData.certificates.filter { keyHashIdentifier(of: $0) == ski }
+            identifiedByKeyHash = !candidates.isEmpty
+        }
         if candidates.isEmpty {
             candidates = externalSigners(signerInfo.sid).filter { matches($0, signerInfo.sid) }
             signerFromMessage = false
@@ -137,12 +145,23 @@ enum SignedDataVerifier {
                 throw PAFailure(.sodSignatureInvalid, "\(error)")
             }
             if verified {
+                if identifiedByKeyHash { deviations.append(signerIdentifiedByKeyHash) }
                 return SignerVerification(
                     signer: candidate, signerFromMessage: signerFromMessage, scheme: scheme, digest: digest,
                     content: content, signingTime: signingTime, warnings: warnings + deviations)
             }
         }
         throw PAFailure(.sodSignatureInvalid, "\(scheme) signature does not verify with the signer's key")
+    }
+
+    /// The warning of a signer whose subjectKeyIdentifier in the SignerInfo is the SHA-1 of its key
+    /// (RFC 5280 §4.2.1.2 method 1) but not the certificate's own subjectKeyIdentifier extension.
+    static let signerIdentifiedByKeyHash = "signerIdentifiedByKeyHash"
+
+    /// RFC 5280 §4.2.1.2 method 1: the SHA-1 of the subjectPublicKey BIT STRING's value.
+    static func keyHashIdentifier(of certificate: Certificate) -> [UInt8]? {
+        guard let spki = try? SubjectPublicKeyInfo(encoded: Array(certificate.subjectPublicKeyInfo)) else { return nil }
+        return DigestAlgorithm.sha1.hash(spki.subjectPublicKey)
     }
 
     /// The warning of a PKCS #1 v1.5 signature made with a key its certificate declares id-RSASSA-PSS.

@@ -71,6 +71,11 @@ extension TrustStore {
         guard let anchor else {
             throw PAFailure(.dscSignatureInvalid, "certificate signature does not verify with any of \(candidates.count) matching CSCA keys")
         }
+        // Found by the issuer name and the verified signature while the signer's authority key
+        // identifier names another key (zkpassport#153: try every CSCA of the name): reported.
+        if let aki = signer.authorityKeyIdentifier, let ski = anchor.certificate.subjectKeyIdentifier, aki != ski {
+            warnings.append("cscaKeyIdentifierMismatch")
+        }
 
         // Revocation (Doc 9303-12 §7.1.4): CRLs by the CSCA's name, trusted only if the CSCA signed them.
         let crls = self.crls(issuedBy: anchor.certificate) + (extra?.crls(issuedBy: anchor.certificate) ?? [])

@@ -108,4 +108,59 @@ import Testing
         #expect(report.result == .passed)
         #expect(!report.warnings.contains("pkcs1SignatureByPSSKey"))
     }
+
+    // MARK: Signers and CSCAs (gmrtd#353, #441; zkpassport#153)
+
+    /// A SignerInfo naming the DSC by the SHA-1 of its key (RFC 5280 §4.2.1.2 method 1) while the
+    /// DSC's subjectKeyIdentifier extension holds another value: the key is named all the same, the
+    /// DSC is found, with a warning; before, `dscNotFound`. An identifier that names no key at all
+    /// stays `dscNotFound` (TR-03105 LDS_H_28/29: PAReliabilityTests).
+    @Test func aSubjectKeyIdentifierThatIsTheKeysHashButNotTheExtensionNamesTheDSC() throws {
+        let pki = try Shared.pki.withDSC { $0.subjectKeyIdentifier = [0x5E, 0x1F, 0x00, 0x01] }
+        let spki = try SubjectPublicKeyInfo(encoded: Array(try Certificate(derEncoded: pki.dsc).subjectPublicKeyInfo))
+        let keyHash = DigestAlgorithm.sha1.hash(spki.subjectPublicKey)
+        let report = try verify(pki: pki) {
+            $0.signerIdentifier = .subjectKeyIdentifier(keyHash)
+            $0.signerVersion = 3
+        }
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        #expect(report.warnings.contains("signerIdentifiedByKeyHash"), "\(report.warnings)")
+        let byExtension = try verify(pki: pki) {
+            $0.signerIdentifier = .subjectKeyIdentifier([0x5E, 0x1F, 0x00, 0x01])
+            $0.signerVersion = 3
+        }
+        #expect(byExtension.result == .passed)
+        #expect(!byExtension.warnings.contains("signerIdentifiedByKeyHash"), "the extension's value needs no hash")
+        let another = try verify(pki: pki) {
+            $0.signerIdentifier = .subjectKeyIdentifier(DigestAlgorithm.sha1.hash([0x01]))
+            $0.signerVersion = 3
+        }
+        #expect(another.reason == .dscNotFound)
+    }
+
+    /// issuerAndSerialNumber with the issuer name encoded otherwise (another string type, other
+    /// case) and the serial with a redundant leading zero: the same DSC (RFC 5280 §7.1 name matching).
+    @Test func anIssuerAndSerialNumberSpelledOtherwiseNamesTheSameDSC() throws {
+        let report = try verify(pki: Shared.pki) {
+            $0.signerIdentifier = .issuerAndSerialNumber(
+                issuer: DERBuilder.name(country: "UT", organization: "MRTDD TEST FIXTURES", commonName: "fixture csca"),
+                serial: [0x00] + Shared.pki.dscSerial)
+        }
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+    }
+
+    /// A DSC whose authority key identifier is not its CSCA's subject key identifier: the CSCA of the
+    /// issuer name whose key verifies the DSC is taken, and that is reported; a DSC of that name
+    /// signed by another key is not chained by its name alone.
+    @Test func aCSCAFoundByNameAndSignatureDespiteAKeyIdentifierThatDiffersIsReported() throws {
+        let pki = try Shared.pki.withDSC { $0.authorityKeyIdentifier = [0x0B, 0xAD, 0x1D, 0xEA] }
+        let report = try verify(pki: pki)
+        #expect(report.result == .passed, "\(report.reason?.rawValue ?? "") \(report.detail ?? "")")
+        #expect(report.warnings.contains("cscaKeyIdentifierMismatch"), "\(report.warnings)")
+        #expect(!(try verify(pki: Shared.pki)).warnings.contains("cscaKeyIdentifierMismatch"))
+        let forged = try Shared.pki.withDSC(signedBy: Shared.otherPKI.cscaKey) { $0.authorityKeyIdentifier = [0x0B, 0xAD] }
+        let refused = try verify(pki: forged)
+        #expect(refused.result == .failed)
+        #expect(refused.reason == .dscSignatureInvalid, "\(refused.reason?.rawValue ?? "")")
+    }
 }
