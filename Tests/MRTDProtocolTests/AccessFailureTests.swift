@@ -11,20 +11,6 @@ import Testing
 @Suite(.serialized) struct AccessFailureTests {
     static let key = RecoveryTests.key
 
-    /// The commands of a fault-free read, in order (their INS bytes): which exchange is which.
-    final class CommandLog: APDUTransport, @unchecked Sendable {
-        let inner: any APDUTransport
-        var instructions: [UInt8] = []
-        var secured: [Bool] = []
-        var capabilities: TransportCapabilities { inner.capabilities }
-        init(_ inner: any APDUTransport) { self.inner = inner }
-        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-            instructions.append(command.count > 1 ? command[1] : 0)
-            secured.append(command.first.map { $0 & 0x0C == 0x0C } ?? false)
-            return try await inner.transmit(command)
-        }
-    }
-
     struct Setup: Sendable, CustomTestStringConvertible {
         var name: String
         var configuration: VirtualChipConfiguration
@@ -50,11 +36,12 @@ import Testing
     /// The access-control exchanges of a fault-free read: every command before the first one sent
     /// under secure messaging, with its INS.
     static func accessControl(_ setup: Setup) async throws -> [UInt8] {
-        let log = CommandLog(try await VirtualCardSlot(configuration: setup.configuration).connect())
+        let log = RecordingTransport(try await VirtualCardSlot(configuration: setup.configuration).connect())
         let read = await DocumentReader.read(transport: log, options: options(setup))
         #expect(read.result.status == .unverified, "\(setup.name): \(read.result.error?.message ?? "")")
-        let end = try #require(log.secured.firstIndex(of: true))
-        return Array(log.instructions[..<end])
+        let commands = log.exchanges.map(\.command)
+        let end = try #require(commands.firstIndex { $0.first.map { $0 & 0x0C == 0x0C } ?? false })
+        return commands[..<end].map { $0.count > 1 ? $0[1] : 0 }
     }
 
     /// The card leaving, or the chip not answering, at each exchange of access control, on a link

@@ -38,19 +38,6 @@ import MRTDVerification
         }
     }
 
-    /// The chip's answers to a whole read of the specimen (for the seed).
-    final class Recorder: APDUTransport, @unchecked Sendable {
-        let chip: VirtualChip
-        var responses: [[UInt8]] = []
-        var capabilities: TransportCapabilities { .shortOnly }
-        init(_ chip: VirtualChip) { self.chip = chip }
-        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-            let response = try await chip.transmit(command)
-            responses.append(response)
-            return response
-        }
-    }
-
     struct FixedRandom: RandomSource {
         func randomBytes(_ count: Int) throws -> [UInt8] { Array(repeating: 0xA5, count: count) }
     }
@@ -63,11 +50,13 @@ import MRTDVerification
     /// with a byte of its face image altered after signing, which only a broken hash check would let
     /// pass).
     static func recordedSession(_ files: [LDSFile: [UInt8]], expecting: ReadResult.Status) throws -> [UInt8] {
-        let chip = VirtualChip(configuration: VirtualChipConfiguration(files: files, accessKey: key, random: FixedRandom()))
-        let recorder = Recorder(chip)
+        // Short APDUs, as the seed's first byte (0) has the replay's reader.
+        let chip = VirtualChip(configuration: VirtualChipConfiguration(
+            files: files, accessKey: key, extendedLength: false, random: FixedRandom()))
+        let recorder = RecordingTransport(chip)
         let status = runBlocking { await DocumentReader.read(transport: recorder, options: options, random: FixedRandom()).result.status }
         guard status == expecting else { throw TransportError.readerUnavailable("the recorded read was \(status), not \(expecting)") }
-        return FuzzSeeds.chunks([], recorder.responses)
+        return FuzzSeeds.chunks([], recorder.exchanges.map(\.response))
     }
 
     static let test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
