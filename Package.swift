@@ -8,13 +8,15 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Linux only: the readers (pcsc-lite, libnfc), glibc's malloc settings (MRTDPlatform's Heap), prctl,
+// posix_spawn's closefrom and SO_PEERCRED have no other home, so no Apple platform is declared.
 let package = Package(
     name: "mrtdd",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "mrtdctl", targets: ["mrtdctl"]),
         .executable(name: "mrtdd", targets: ["mrtdd"]),
         .library(name: "MRTDDaemon", targets: ["MRTDDaemon"]),
+        .library(name: "MRTDPlatform", targets: ["MRTDPlatform"]),
         .library(name: "MRTDCore", targets: ["MRTDCore"]),
         .library(name: "MRTDCrypto", targets: ["MRTDCrypto"]),
         .library(name: "MRTDProtocol", targets: ["MRTDProtocol"]),
@@ -55,25 +57,31 @@ let package = Package(
         // What Swift's Glibc module leaves out: posix_spawn_file_actions_addclosefrom_np (ChildProcess),
         // mallopt and malloc_trim (Heap).
         .target(name: "CLibcShims", path: "Sources/CLibcShims"),
+        // The OS runtime the other modules share (issue 30): threads for blocking calls, child
+        // processes, glibc's heap settings, bounded file reads and their provenance, paths, locks, the
+        // String helpers FoundationEssentials lacks. The only importer of CLibcShims.
+        .target(name: "MRTDPlatform", dependencies: ["CLibcShims"], swiftSettings: strict),
+        // ICAO only: TLV, APDUs, MRZ, LDS models, the result model. No OS runtime and no C library, so it
+        // is pure and fuzzable (scripts/check-deps).
         .target(
             name: "MRTDCore",
-            dependencies: ["CLibcShims", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
+            dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // A narrow PKCS #11 client (dlopen of the module an RFC 7512 URI names): EAC terminal keys in an HSM.
         .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "MRTDCrypto",
-            dependencies: ["MRTDCore", "CLibCrypto", "CPKCS11"], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "CLibCrypto", "CPKCS11"], swiftSettings: strict),
         .target(
             name: "MRTDVerification",
-            dependencies: ["MRTDCore", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // The protocol layer composes a read with its verification; MRTDVerification itself never
         // depends on the protocol code, so it runs offline on saved dumps.
         .target(
             name: "MRTDProtocol",
-            dependencies: ["MRTDCore", "MRTDCrypto", "MRTDVerification"], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDVerification"], swiftSettings: strict),
         .target(
             name: "MRTDReaders",
-            dependencies: ["MRTDCore", "CPCSCLite", "CLibNFC"], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "CPCSCLite", "CLibNFC"], swiftSettings: strict),
         // Transcripts (docs/transcripts.md): the recorded read, the recording and scripted transports,
         // replay. Product code: `mrtdctl read --record`, `replay`, the daemon's record-directory.
         .target(
@@ -89,15 +97,17 @@ let package = Package(
         .target(
             name: "MRTDSimulation",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDChipCrypto",
+                "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                "MRTDChipCrypto",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ], swiftSettings: strict),
         // The daemon's socket API as a client sees it: the API models, the error body, the client, the
-        // one version of both executables. No server code (no Hummingbird).
+        // one version of both executables. No server code (no Hummingbird), no C library of ours: its
+        // vocabulary is Core's (scripts/check-deps).
         .target(
             name: "MRTDClient",
             dependencies: [
-                "MRTDCore", "MRTDProtocol", "MRTDReaders",
+                "MRTDCore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -113,8 +123,8 @@ let package = Package(
         .target(
             name: "MRTDTesting",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDSimulation",
-                "MRTDTranscript", "CPseudoTerminal",
+                "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                "MRTDSimulation", "MRTDTranscript", "CPseudoTerminal",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ], swiftSettings: strict),
         // The daemon: reader monitor, read scheduler, API server (Hummingbird over a Unix socket),
@@ -123,8 +133,8 @@ let package = Package(
             name: "MRTDDaemon",
             dependencies: [
                 // MRTDTranscript: `record-directory` writes the same transcripts as `mrtdctl read --record`.
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDTranscript",
-                "MRTDClient",
+                "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                "MRTDTranscript", "MRTDClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -139,15 +149,15 @@ let package = Package(
             name: "mrtdd",
             dependencies: [
                 "MRTDDaemon", "MRTDClient", "MRTDReaders", "MRTDSimulation", "MRTDProtocol", "MRTDVerification",
-                "MRTDCore",
+                "MRTDCore", "MRTDPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], swiftSettings: strict),
         // The client and direct reader: never the daemon module (scripts/check-deps).
         .executableTarget(
             name: "mrtdctl",
             dependencies: [
-                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification", "MRTDTranscript",
-                "MRTDSimulation", "MRTDClient",
+                "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
+                "MRTDTranscript", "MRTDSimulation", "MRTDClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `mrtdctl console` serves its page on 127.0.0.1 (docs/console.md): the console's own
                 // server, not the daemon's.
@@ -159,6 +169,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
 
+        .testTarget(name: "MRTDPlatformTests", dependencies: ["MRTDPlatform"], swiftSettings: strict),
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
         // The chip side's crypto against the published vectors, without any product crypto.
@@ -170,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "MRTDDaemonTests",
             dependencies: [
-                "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDVerification",
+                "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDPlatform", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders"], swiftSettings: strict),

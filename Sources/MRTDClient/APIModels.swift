@@ -1,7 +1,5 @@
 import FoundationEssentials
 public import MRTDCore
-public import MRTDProtocol
-public import MRTDReaders
 
 /// `POST /v1/reads` body. Unknown fields are refused (`unknownField`), so a misspelt option never
 /// silently does nothing.

@@ -392,8 +392,9 @@ public struct MRZKey: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `DOCNO,YYMMDD,YYMMDD` (whitespace around fields ignored).
     public init(parsing text: String) throws(MRZError) {
+        let isSpace: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingSpaces() }
+            .map { String($0.drop(while: isSpace).reversed().drop(while: isSpace).reversed()) }
         guard parts.count == 3 else { throw .invalidKeyFormat }
         try self.init(documentNumber: parts[0], dateOfBirth: parts[1], dateOfExpiry: parts[2])
     }

@@ -1,6 +1,7 @@
 internal import CPKCS11
 import FoundationEssentials
 import MRTDCore
+import MRTDPlatform
 
 /// A private key in a PKCS #11 token (an HSM, or SoftHSM2 in tests), named by an RFC 7512 URI:
 /// `pkcs11:token=LABEL;object=LABEL;id=%01?module-path=/usr/lib/softhsm/libsofthsm2.so&pin-value=1234`

@@ -3,6 +3,7 @@ import HummingbirdCore
 public import MRTDCore
 import Hummingbird
 import MRTDClient
+import MRTDPlatform
 
 /// The layer that turns a client's bytes into an API request: content type and length checks,
 /// the strict JSON decoding of `POST /v1/reads` bodies, the access secret, the query parameters and

@@ -14,6 +14,7 @@ import Glibc
 import CDispatch
 import MRTDCore
 #endif
+import MRTDPlatform
 
 /// The request context of every API handler: Hummingbird's core context plus the caller's
 /// credentials from `SO_PEERCRED`.

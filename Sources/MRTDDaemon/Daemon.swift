@@ -7,6 +7,7 @@ import Synchronization
 import Glibc
 import MRTDCore
 import Hummingbird
+import MRTDPlatform
 
 /// mrtdd assembled: a reader monitor over any number of backends, the read scheduler and the API
 /// server, run as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.

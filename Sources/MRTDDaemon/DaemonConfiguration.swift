@@ -3,7 +3,8 @@ public import Logging
 public import MRTDVerification
 public import MRTDReaders
 public import MRTDProtocol
-import MRTDCore
+public import MRTDCore
+import MRTDPlatform
 
 /// Everything `mrtdd` is configured with: the configuration file, then command-line flags on top.
 ///

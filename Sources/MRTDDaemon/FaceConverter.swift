@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MRTDCore
+import MRTDPlatform
 
 /// Decodes JPEG 2000 faces to PNG for display in a short-lived child process (`opj_decompress`)
 /// under resource limits (address space, CPU time, file size, no core dumps), so that a hostile

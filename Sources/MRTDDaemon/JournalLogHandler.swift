@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import Logging
 import MRTDCore
+import MRTDPlatform
 
 /// Logs one line per record to stderr with an sd-daemon(3) priority prefix (`<6>` for info), which
 /// journald turns into the record's priority; metadata follows as `key=value`. No timestamps: the

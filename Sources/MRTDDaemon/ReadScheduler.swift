@@ -3,6 +3,7 @@ public import Logging
 import MRTDCore
 import MRTDProtocol
 public import MRTDReaders
+import MRTDPlatform
 
 /// Owns readers and read jobs: one chip session per reader at a time, readers in parallel, jobs in
 /// arrival order. A job waits for a card; a card already on a free reader is read at once. Finished

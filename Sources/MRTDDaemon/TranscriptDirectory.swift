@@ -4,6 +4,7 @@ import MRTDTranscript
 import Synchronization
 import MRTDCore
 import Glibc
+import MRTDPlatform
 
 /// Writes the transcript of every chip session the daemon runs into one directory
 /// (`record-directory`, docs/transcripts.md): one `mrtd-transcript/1` file per job, mode 0600, named

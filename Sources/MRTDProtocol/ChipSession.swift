@@ -29,17 +29,6 @@ public enum AccessKey: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "AccessKey.\(passwordType)(<redacted>)" }
 }
 
-/// Which access protocol opens the chip.
-public enum AccessPolicy: String, Sendable, Equatable, Codable, CaseIterable {
-    /// PACE when EF.CardAccess offers it, else BAC; when PACE fails for a protocol reason (not a
-    /// wrong password), BAC is tried and the fallback reported (`access.fallback`).
-    case auto
-    /// PACE only; never BAC.
-    case pace
-    /// BAC only (EF.CardAccess is not read).
-    case bac
-}
-
 /// What to read and how.
 public struct ReadOptions: Sendable, Equatable {
     public var accessKey: AccessKey

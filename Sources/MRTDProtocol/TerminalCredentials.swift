@@ -2,6 +2,7 @@ import FoundationEssentials
 import MRTDCore
 import MRTDCrypto
 public import MRTDVerification
+import MRTDPlatform
 
 /// Terminal credentials for EAC: CV certificates (CVCA link, DV, IS; several issuing countries) and,
 /// for each IS certificate, its private key (a PKCS #8 file or an HSM key).

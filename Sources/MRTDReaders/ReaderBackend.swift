@@ -1,15 +1,5 @@
 public import MRTDCore
 
-/// Which library drives a reader.
-public enum ReaderBackendKind: String, Sendable, Codable, CaseIterable {
-    /// CCID and other PC/SC readers through pcscd (libpcsclite).
-    case pcsc
-    /// PN53x boards and others driven by libnfc.
-    case libnfc
-    /// The in-process virtual reader (`--simulate`, tests).
-    case virtual
-}
-
 /// A reader as the rest of the system sees it. `name` is unique across backends.
 public struct ReaderDescriptor: Sendable, Equatable, Hashable, Codable {
     public var name: String

@@ -1,3 +1,4 @@
+public import MRTDCore
 /// The one place reader backends are made from their kinds: the daemon (`backends = pcsc,libnfc`)
 /// and `mrtdctl --direct` use it. Add a backend kind here and both pick it up.
 public enum ReaderBackendFactory {

@@ -23,7 +23,7 @@ public struct DocumentSigner: Sendable {
 /// The PKI of `mrtdd --simulate` and `mrtdctl read --simulate`: a CSCA and document signer, and an
 /// EAC set (CVCA, DV, IS), generated afresh (OpenSSL through MRTDCrypto) the first time a process
 /// needs them. The keys never leave the process: nothing the product ships holds a simulation private
-/// key. The session CSCA certificate is published for this user's `--trust-test` (``TestTrust``), so
+/// key. The session CSCA certificate is published for this user's `--trust-test` (``SimulationTrust``), so
 /// that a dump or a transcript of a simulated read verifies in another process.
 ///
 /// The fixed TEST-ONLY keys of `certs/test` and `certs/test-eac` are for the tests only (MRTDTesting).
@@ -43,7 +43,7 @@ public enum SimulationPKI {
     /// certs/test-eac`); EF.CVCA lists both.
     public static func equipEAC(_ configuration: inout VirtualChipConfiguration, chipDate: CVDate) throws {
         try eac().equip(&configuration, chipDate: chipDate)
-        configuration.eac?.trustPoints.append(try TestTrust.eacCVCA())
+        configuration.eac?.trustPoints.append(try SimulationTrust.eacCVCA())
         configuration.files[.cvca] = configuration.eac?.efCVCA
     }
 
@@ -64,12 +64,12 @@ public enum SimulationPKI {
         let cscaName = DERBuilder.name(country: "UT", organization: "mrtdd TEST ONLY", commonName: "mrtdd Simulation CSCA")
         let dscName = DERBuilder.name(country: "UT", organization: "mrtdd TEST ONLY", commonName: "mrtdd Simulation DSC")
         let notBefore = Date(timeIntervalSinceNow: -365 * 86400), notAfter = Date(timeIntervalSinceNow: 9 * 365 * 86400)
-        var cscaTemplate = TestCertificate(
+        var cscaTemplate = CertificateBuilder(
             issuer: cscaName, subject: cscaName, subjectPublicKeyInfo: try cscaKey.subjectPublicKeyInfo(), scheme: scheme,
             isCA: true, notBefore: notBefore, notAfter: notAfter)
         cscaTemplate.serialNumber = try serialNumber()
         cscaTemplate.authorityKeyIdentifier = cscaTemplate.subjectKeyIdentifier
-        var dscTemplate = TestCertificate(
+        var dscTemplate = CertificateBuilder(
             issuer: cscaName, subject: dscName, subjectPublicKeyInfo: try dscKey.subjectPublicKeyInfo(), scheme: scheme,
             isCA: false, notBefore: notBefore, notAfter: notAfter)
         dscTemplate.serialNumber = try serialNumber()

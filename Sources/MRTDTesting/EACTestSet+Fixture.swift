@@ -10,7 +10,7 @@ extension EACTestSet {
         func certificate(_ base64: String) throws -> CVCertificate {
             try CVCertificate(rawBytes: [UInt8](Data(base64Encoded: base64) ?? Data()))
         }
-        let cvca = try TestTrust.eacCVCA()
+        let cvca = try SimulationTrust.eacCVCA()
         return EACTestSet(
             cvcaKey: try PrivateKey(pem: EACTestAssets.cvcaPrivateKeyPEM), dvKey: try PrivateKey(pem: EACTestAssets.dvPrivateKeyPEM),
             isKey: try PrivateKey(pem: EACTestAssets.isPrivateKeyPEM), cvca: cvca,

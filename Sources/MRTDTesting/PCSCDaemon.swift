@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import MRTDCore
+import MRTDPlatform
 
 /// A private pcscd for tests: started and stopped by the test itself, with its own reader
 /// configuration holding only vsmartcard's vpcd reader (on `vpcdPort`), so a test can insert and

@@ -6,6 +6,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import MRTDPlatform
 
 /// A PN532 on a serial line, in software: it opens a pseudo-terminal and answers the PN532 UART
 /// protocol (NXP UM0701-02) the way libnfc's `pn532_uart` driver and `pn53x` chip code expect,

@@ -8,7 +8,7 @@ public import MRTDVerification
 /// operator explicitly asked for the test trust store (`--trust certs/test`).
 public enum TestPKI {
     /// `certs/test/csca.pem`: `C=UT, O=mrtdd TEST ONLY, CN=mrtdd Test CSCA`, ECDSA P-256.
-    public static var cscaCertificatePEM: String { TestTrust.cscaCertificatePEM }
+    public static var cscaCertificatePEM: String { SimulationTrust.cscaCertificatePEM }
     /// `certs/test/dsc.pem`: `C=UT, O=mrtdd TEST ONLY, CN=mrtdd Test DSC`, issued by the test CSCA.
     public static var dscCertificatePEM: String { TestPKIAssets.dscCertificatePEM }
     /// `certs/test/dsc.key.pem`: the test DSC's private key (PKCS#8 PEM).

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MRTDCore
 import Synchronization
+import MRTDPlatform
 
 /// The project's `VirtualChip` as a card in vsmartcard's `vpcd` reader driver: pcscd then sees a
 /// reader ("Virtual PCD 00 00") whose card is this chip, and every PC/SC client reaches it through

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import MRTDCore
+import MRTDPlatform
 
 /// RFC 7468 textual encoding: `-----BEGIN LABEL-----` … base64 … `-----END LABEL-----`.
 enum PEM {

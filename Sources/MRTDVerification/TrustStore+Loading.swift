@@ -2,6 +2,7 @@ public import FoundationEssentials
 import Glibc
 import MRTDCore
 import MRTDCrypto
+import MRTDPlatform
 
 extension TrustStore {
     /// How much a load reads at most: a trust store is a few megabytes (the shipped master lists

@@ -6,6 +6,7 @@ import MRTDSimulation
 import MRTDTranscript
 import FoundationEssentials
 import Glibc
+import MRTDPlatform
 
 extension AccessPolicy: ExpressibleByArgument {}
 

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDSimulation
 import MRTDTranscript
 import FoundationEssentials
+import MRTDPlatform
 
 /// Chip and Active Authentication on the virtual chip (with --simulate): DG14/DG15 and their keys.
 struct AuthenticationSimulationOptions: ParsableArguments {

@@ -8,6 +8,7 @@ import MRTDTranscript
 import MRTDVerification
 import MRTDClient
 import Glibc
+import MRTDPlatform
 
 @main
 struct MRTDCtl: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MRTDCore
+import MRTDPlatform
 
 /// Where `read` and `result` write what the chip held (`--face`, `--images`, `--dump`, `--record`):
 /// personal data, DG1 even the BAC key. Another local user may have planted a symbolic link, a

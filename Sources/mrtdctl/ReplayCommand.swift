@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDSimulation
 import MRTDTranscript
 import MRTDProtocol
+import MRTDPlatform
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import MRTDCore
+import MRTDPlatform
 
 /// Renders the result model for people (`summary`) and for programs (`json`).
 enum ResultPrinter {

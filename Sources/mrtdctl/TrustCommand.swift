@@ -5,6 +5,7 @@ import MRTDSimulation
 import MRTDTranscript
 import MRTDVerification
 import MRTDCrypto
+import MRTDPlatform
 
 /// `--trust PATH` (repeatable), `--trust-test` and `--no-default-trust`, shared by `read`, `verify`
 /// and `trust list`.
@@ -36,7 +37,7 @@ struct TrustOptions: ParsableArguments {
             let csca = try SimulationPKI.signer().csca
             store.addAnchor(csca, source: SimulationPKI.trustSource, isTestMaterial: true)
         }
-        if trustTest { try TestTrust.addAnchors(to: &store) }
+        if trustTest { try SimulationTrust.addAnchors(to: &store) }
         return store
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import MRTDCore
 import MRTDVerification
+import MRTDPlatform
 
 /// `mrtdctl verify`: passive authentication of saved files, offline.
 struct Verify: ParsableCommand {

@@ -11,6 +11,7 @@ import MRTDTranscript
 import MRTDVerification
 import MRTDCrypto
 import Glibc
+import MRTDPlatform
 
 @main
 struct MRTDD: AsyncParsableCommand, Sendable {

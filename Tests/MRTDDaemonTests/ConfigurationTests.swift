@@ -3,6 +3,7 @@ import Testing
 import Logging
 import MRTDProtocol
 import MRTDReaders
+import MRTDCore
 
 @Suite struct ConfigurationTests {
     @Test func fileSettingsOverrideDefaultsAndCommentsAreIgnored() throws {

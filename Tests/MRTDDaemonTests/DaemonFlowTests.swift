@@ -6,6 +6,7 @@ import Testing
 import HTTPTypes
 import Logging
 import MRTDProtocol
+import MRTDPlatform
 
 /// End-to-end flows through the Unix socket, daemon in-process.
 @Suite(.serialized) struct DaemonFlowTests {

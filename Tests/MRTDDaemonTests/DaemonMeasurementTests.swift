@@ -5,6 +5,7 @@ import MRTDCore
 import HTTPTypes
 import Logging
 import MRTDTesting
+import MRTDPlatform
 
 /// Numbers, printed (scripts/demo measures the daemon as a separate process).
 @Suite(.serialized) struct DaemonMeasurementTests {

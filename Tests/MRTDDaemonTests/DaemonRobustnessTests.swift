@@ -6,6 +6,7 @@ import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import Logging
+import MRTDPlatform
 
 /// The daemon under the failures issue 7 names: stopped mid-read (as a process and in-process) and
 /// the card pulled at every exchange of a read. pcscd restarts: `DaemonRobustnessPCSCTests`; many

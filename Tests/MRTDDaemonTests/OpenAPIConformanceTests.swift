@@ -5,6 +5,7 @@ import Testing
 @testable import MRTDDaemon
 import HTTPTypes
 import MRTDTesting
+import MRTDPlatform
 
 /// The subset of docs/openapi.yaml the conformance test checks: per path and method, the documented
 /// statuses and the schema each JSON answer references; per schema, its required fields. (The file

@@ -7,6 +7,7 @@ import MRTDTesting
 #if canImport(Glibc)
 import Glibc
 #endif
+import MRTDPlatform
 
 /// The daemon as a hostile local user attacks it (issue 14): other uids' jobs, path variants,
 /// numeric extremes, broken bodies, slot hogging, event snooping. Tests across real uids run curl

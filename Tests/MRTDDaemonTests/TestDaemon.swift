@@ -6,6 +6,7 @@ import MRTDTesting
 import MRTDVerification
 @testable import MRTDDaemon
 import MRTDCrypto
+import MRTDPlatform
 
 /// Log lines captured from a daemon under test.
 final class LogCapture: @unchecked Sendable {

@@ -46,7 +46,7 @@ import Testing
         #expect(SimulationPKI.publishedCSCAs().contains { $0.der == csca.derBytes },
                 "the session CSCA is not in \(SimulationPKI.publishedCSCADirectory)")
         var store = TrustStore()
-        try TestTrust.addAnchors(to: &store)
+        try SimulationTrust.addAnchors(to: &store)
         let anchors = store.anchors.map(\.certificate.derBytes)
         #expect(anchors.contains(csca.derBytes))
         #expect(anchors.contains(try TestPKI.csca().derBytes))

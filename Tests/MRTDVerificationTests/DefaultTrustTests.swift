@@ -119,7 +119,7 @@ import Testing
         var crl = try pki.crl(revoking: [[0x05]])
         crl[crl.count - 3] ^= 0x01  // inside the signature value
         try TrustStoreTests.write(crl, root.appendingPathComponent("crls/broken.crl"))
-        let forged = try TestCRL(issuer: pki.cscaName, revokedSerials: [], thisUpdate: Date(), nextUpdate: Date(timeIntervalSinceNow: 86_400),
+        let forged = try CRLBuilder(issuer: pki.cscaName, revokedSerials: [], thisUpdate: Date(), nextUpdate: Date(timeIntervalSinceNow: 86_400),
                                  scheme: pki.scheme).issue(signedBy: Shared.otherPKI.cscaKey)
         try TrustStoreTests.write(forged, root.appendingPathComponent("crls/forged.crl"))
         let orphan = try Shared.otherPKI.crl(revoking: [])
@@ -140,7 +140,7 @@ import Testing
 
     /// Two CRLs of one CSCA signed in turn: the newest valid one decides.
     static func crl(_ pki: FixturePKI, revoking serials: [[UInt8]], daysAgo: Double, nextInDays: Double) throws -> [UInt8] {
-        try TestCRL(issuer: pki.cscaName, revokedSerials: serials, thisUpdate: Date(timeIntervalSinceNow: -daysAgo * 86_400),
+        try CRLBuilder(issuer: pki.cscaName, revokedSerials: serials, thisUpdate: Date(timeIntervalSinceNow: -daysAgo * 86_400),
                     nextUpdate: Date(timeIntervalSinceNow: nextInDays * 86_400), scheme: pki.scheme).issue(signedBy: pki.cscaKey)
     }
 

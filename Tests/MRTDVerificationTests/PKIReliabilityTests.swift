@@ -55,8 +55,8 @@ import Testing
     }
 
     // PKI-04
-    @Test(arguments: [TestCertificate.Field.serialNumber, .issuer, .validity])
-    func dscMissingAFieldFails(field: TestCertificate.Field) throws {
+    @Test(arguments: [CertificateBuilder.Field.serialNumber, .issuer, .validity])
+    func dscMissingAFieldFails(field: CertificateBuilder.Field) throws {
         let report = try verify(pki: try pki.withDSC { $0.omitted = [field] })
         #expect(report.result == .failed)
         #expect(report.reason == .dscInvalid)
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func crlNotSignedByTheCSCAIsIgnored() throws {
-        var forged = TestCRL(issuer: pki.cscaName, revokedSerials: [pki.dscSerial], thisUpdate: Date(),
+        var forged = CRLBuilder(issuer: pki.cscaName, revokedSerials: [pki.dscSerial], thisUpdate: Date(),
                              nextUpdate: Date(timeIntervalSinceNow: 86400), scheme: pki.scheme)
         forged.revokedSerials = [pki.dscSerial]
         let report = try verify(pki: pki, crls: [try forged.issue(signedBy: Shared.otherPKI.cscaKey)])

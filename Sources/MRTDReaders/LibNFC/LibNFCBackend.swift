@@ -2,6 +2,7 @@ internal import CLibNFC
 import FoundationEssentials
 public import MRTDCore
 import Synchronization
+import MRTDPlatform
 
 /// PN53x boards and other readers driven by libnfc (1.8): discovery, ISO/IEC 14443-A and -B
 /// cards, exchanges, and hot-plug by periodic rescans (libnfc has no hot-plug notifications).

@@ -3,6 +3,7 @@ import FoundationEssentials
 import MRTDCore
 import Synchronization
 import Glibc
+import MRTDPlatform
 
 /// The card selected on a libnfc device. `generation` changes with every new selection, so a
 /// connection never talks to a card other than the one it was made for.

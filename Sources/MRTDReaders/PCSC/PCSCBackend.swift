@@ -1,5 +1,6 @@
-import MRTDCore
+public import MRTDCore
 internal import CPCSCLite
+import MRTDPlatform
 
 /// Readers behind pcscd (CCID readers, and any reader with a pcsc-lite driver), through libpcsclite.
 ///

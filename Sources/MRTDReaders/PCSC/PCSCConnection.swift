@@ -2,6 +2,7 @@ import MRTDCore
 internal import CPCSCLite
 import FoundationEssentials
 import Synchronization
+import MRTDPlatform
 
 /// A session with the card on one PC/SC reader: its own context, a shared connection inside a
 /// transaction held until `close()` (so no other PC/SC client can interleave APDUs into secure

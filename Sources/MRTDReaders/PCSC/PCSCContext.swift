@@ -1,5 +1,6 @@
 internal import CPCSCLite
 import Glibc
+import MRTDPlatform
 
 /// Thin synchronous wrappers over libpcsclite. Every function blocks: call them only on a
 /// `BlockingThread` (or the monitor's own thread), never on the cooperative pool.

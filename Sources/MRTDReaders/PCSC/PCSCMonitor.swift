@@ -3,6 +3,7 @@ import FoundationEssentials
 import Synchronization
 import MRTDCore
 import Dispatch
+import MRTDPlatform
 
 /// Watches pcscd on its own thread: reader arrival and removal through the `\\?PnP?\Notification`
 /// pseudo-reader, card insertion and removal through `SCardGetStatusChange` (blocking, no polling),

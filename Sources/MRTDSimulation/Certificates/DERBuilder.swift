@@ -2,6 +2,7 @@ public import FoundationEssentials
 import MRTDCore
 public import MRTDCrypto
 import SwiftASN1
+import MRTDPlatform
 
 /// Hand-rolled DER (and, on request, BER) for test fixtures that must be able to break any field.
 public enum DERBuilder {

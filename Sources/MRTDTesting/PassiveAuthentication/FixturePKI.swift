@@ -22,12 +22,12 @@ public struct FixturePKI: Sendable {
     public let cscaName: [UInt8]
     /// DER of the self-signed CSCA.
     public let csca: [UInt8]
-    public let cscaTemplate: TestCertificate
+    public let cscaTemplate: CertificateBuilder
     public let dscKey: PrivateKey
     public let dscName: [UInt8]
     /// DER of the DSC issued by the CSCA.
     public let dsc: [UInt8]
-    public let dscTemplate: TestCertificate
+    public let dscTemplate: CertificateBuilder
     public let dscSerial: [UInt8]
     /// The scheme both certificates and the SOD use.
     public let scheme: SignatureScheme
@@ -45,11 +45,11 @@ public struct FixturePKI: Sendable {
         let scheme = scheme(for: keyType)
         let cscaName = DERBuilder.name(country: country, organization: "mrtdd TEST fixtures", commonName: cscaCommonName)
         let dscName = DERBuilder.name(country: country, organization: "mrtdd TEST fixtures", commonName: "Fixture DSC")
-        var cscaTemplate = TestCertificate(
+        var cscaTemplate = CertificateBuilder(
             issuer: cscaName, subject: cscaName, subjectPublicKeyInfo: try cscaKey.subjectPublicKeyInfo(), scheme: scheme,
             isCA: true, notBefore: defaultNotBefore.addingTimeInterval(-86400), notAfter: defaultNotAfter.addingTimeInterval(86400 * 365))
         cscaTemplate.authorityKeyIdentifier = cscaTemplate.subjectKeyIdentifier
-        var dscTemplate = TestCertificate(
+        var dscTemplate = CertificateBuilder(
             issuer: cscaName, subject: dscName, subjectPublicKeyInfo: try dscKey.subjectPublicKeyInfo(), scheme: scheme,
             isCA: false, notBefore: defaultNotBefore, notAfter: defaultNotAfter)
         dscTemplate.serialNumber = dscSerial
@@ -62,7 +62,7 @@ public struct FixturePKI: Sendable {
 
     /// A copy whose DSC is re-issued after `modify` changes its template (signed by the CSCA key
     /// unless `signer` says otherwise).
-    public func withDSC(signedBy signer: PrivateKey? = nil, _ modify: (inout TestCertificate) -> Void) throws -> FixturePKI {
+    public func withDSC(signedBy signer: PrivateKey? = nil, _ modify: (inout CertificateBuilder) -> Void) throws -> FixturePKI {
         var template = dscTemplate
         modify(&template)
         return FixturePKI(
@@ -72,7 +72,7 @@ public struct FixturePKI: Sendable {
     }
 
     /// A copy whose CSCA is re-issued (self-signed) after `modify` changes its template.
-    public func withCSCA(_ modify: (inout TestCertificate) -> Void) throws -> FixturePKI {
+    public func withCSCA(_ modify: (inout CertificateBuilder) -> Void) throws -> FixturePKI {
         var template = cscaTemplate
         modify(&template)
         return FixturePKI(
@@ -82,7 +82,7 @@ public struct FixturePKI: Sendable {
 
     /// A CRL of this CSCA revoking `serials`.
     public func crl(revoking serials: [[UInt8]]) throws -> [UInt8] {
-        try TestCRL(issuer: cscaName, revokedSerials: serials, thisUpdate: Date(timeIntervalSinceNow: -86400),
+        try CRLBuilder(issuer: cscaName, revokedSerials: serials, thisUpdate: Date(timeIntervalSinceNow: -86400),
                     nextUpdate: Date(timeIntervalSinceNow: 30 * 86400), scheme: scheme).issue(signedBy: cscaKey)
     }
 

@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDClient
 import MRTDProtocol
 import MRTDReaders
+import MRTDPlatform
 
 /// `mrtdctl health`.
 struct Health: AsyncParsableCommand {
@@ -95,7 +96,7 @@ struct DaemonReadOptions: ParsableArguments {
 enum DaemonRead {
     static func run(
         daemon: DaemonOptions, options: DaemonReadOptions, mrz: String?, mrzKey: String?, can: String?,
-        reader: String?, accessPolicy: MRTDProtocol.AccessPolicy, dataGroups: [Int]?, json: Bool, face: String?,
+        reader: String?, accessPolicy: MRTDCore.AccessPolicy, dataGroups: [Int]?, json: Bool, face: String?,
         images: String? = nil
     ) async throws {
         // Range-checked here too: the daemon caps the value, but a client never sends one it cannot mean.

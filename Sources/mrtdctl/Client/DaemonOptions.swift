@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import MRTDClient
 import MRTDCore
+import MRTDPlatform
 
 /// `--socket`: where mrtdd listens (also `MRTDD_SOCKET`).
 struct DaemonOptions: ParsableArguments {

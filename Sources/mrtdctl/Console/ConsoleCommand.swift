@@ -4,6 +4,7 @@ import MRTDClient
 import Dispatch
 import Glibc
 import MRTDCore
+import MRTDPlatform
 
 /// `mrtdctl console`: the operator console, a web page on 127.0.0.1 that talks to mrtdd
 /// (docs/console.md).

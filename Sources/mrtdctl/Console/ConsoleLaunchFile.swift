@@ -1,5 +1,6 @@
 import Glibc
 import MRTDCore
+import MRTDPlatform
 
 /// What `mrtdctl console --open` hands to `xdg-open` instead of the URL: a small HTML page, readable
 /// by the user only, that sends the browser on to the console's URL. A command line is no place for

@@ -7,6 +7,7 @@ import MRTDCrypto
 import MRTDClient
 import MRTDCore
 import NIOCore
+import MRTDPlatform
 
 /// The console's HTTP server on 127.0.0.1: the page, and a handful of routes proxied to mrtdd's
 /// socket. Every request must carry the token as the first path segment (`/TOKEN/...`) and a Host

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MRTDCore
+@testable import MRTDPlatform
 
 /// The helpers that replace Foundation APIs in product code (issue 14, footprint) give what Foundation
 /// gave: each is checked against Foundation itself, which the tests may still import.

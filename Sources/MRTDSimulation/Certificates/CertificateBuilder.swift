@@ -4,7 +4,7 @@ public import MRTDCrypto
 
 /// An X.509 v3 certificate built field by field (RFC 5280 §4.1) for passive authentication
 /// tests: every field can be omitted or broken to reproduce the TR-03105 PKI test cases.
-public struct TestCertificate: Sendable {
+public struct CertificateBuilder: Sendable {
     /// Fields that can be left out of the TBSCertificate (TR-03105 LDS_H_50/55/57, LDS_H_51/52).
     public enum Field: Sendable, Hashable { case serialNumber, issuer, validity, innerSignature }
 
@@ -89,7 +89,7 @@ public struct TestCertificate: Sendable {
 }
 
 /// An X.509 CRL (RFC 5280 §5.1) revoking the given serial numbers.
-public struct TestCRL: Sendable {
+public struct CRLBuilder: Sendable {
     public var issuer: [UInt8]
     public var revokedSerials: [[UInt8]]
     public var thisUpdate: Date

@@ -3,11 +3,12 @@ public import MRTDCore
 public import MRTDCrypto
 public import MRTDVerification
 import Glibc
+import MRTDPlatform
 
 /// What `--trust-test` trusts: the fixed TEST-ONLY CSCA of `certs/test` (a certificate; its keys are
 /// only in the tests) and the CSCAs of the simulation sessions of this user (``SimulationPKI``), so that
 /// a dump or transcript of `--simulate` verifies in another process. Never for real documents.
-public enum TestTrust {
+public enum SimulationTrust {
     /// `certs/test/csca.pem`: `C=UT, O=mrtdd TEST ONLY, CN=mrtdd Test CSCA`, ECDSA P-256.
     public static var cscaCertificatePEM: String { SpecimenAssets.cscaCertificatePEM }
 
