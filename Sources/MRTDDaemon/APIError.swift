@@ -3,6 +3,7 @@ public import HTTPTypes
 public import Hummingbird
 public import MRTDCore
 import MRTDReaders
+public import MRTDClient
 
 /// An error the API answers with: an HTTP status, a stable code from the registry (`ErrorCode`) and
 /// a message free of personal data.

@@ -2,7 +2,7 @@ import FoundationEssentials
 import HummingbirdCore
 public import MRTDCore
 import Hummingbird
-import MRTDClient
+public import MRTDClient
 import MRTDPlatform
 
 /// The layer that turns a client's bytes into an API request: content type and length checks,

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import MRTDCore
+import MRTDClient
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
 /// `ReadScheduler`, error → status mapping in `APIError`.

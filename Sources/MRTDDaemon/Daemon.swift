@@ -8,6 +8,7 @@ import Glibc
 import MRTDCore
 import Hummingbird
 import MRTDPlatform
+public import MRTDClient
 
 /// mrtdd assembled: a reader monitor over any number of backends, the read scheduler and the API
 /// server, run as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.

@@ -5,6 +5,7 @@ public import MRTDReaders
 public import MRTDProtocol
 public import MRTDCore
 import MRTDPlatform
+import MRTDClient
 
 /// Everything `mrtdd` is configured with: the configuration file, then command-line flags on top.
 ///

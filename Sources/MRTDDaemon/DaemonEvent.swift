@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import MRTDClient
 
 /// One Server-Sent Event of `GET /v1/events`: a type (`reader.added`, ...) and a JSON payload.
 /// Payloads carry reader names, job ids, phases and codes, never document data.

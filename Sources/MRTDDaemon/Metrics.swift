@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import MRTDClient
 
 /// Counters and gauges for `GET /metrics` (Prometheus text exposition format 0.0.4).
 // Invariant: every var is only touched inside `lock.withLock`.

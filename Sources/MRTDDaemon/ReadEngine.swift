@@ -3,8 +3,9 @@ public import MRTDCore
 public import MRTDProtocol
 public import MRTDVerification
 import MRTDReaders
-import MRTDTranscript
+public import MRTDTranscript
 import Synchronization
+public import MRTDClient
 
 /// The access secret of one job. Held only while the job waits or reads; `wipe()` drops it the
 /// moment the read ends. (Swift strings cannot be zeroed in place: dropping the last reference is

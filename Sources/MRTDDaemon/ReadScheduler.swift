@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDProtocol
 public import MRTDReaders
 import MRTDPlatform
+public import MRTDClient
 
 /// Owns readers and read jobs: one chip session per reader at a time, readers in parallel, jobs in
 /// arrival order. A job waits for a card; a card already on a free reader is read at once. Finished

@@ -2,6 +2,7 @@ public import FoundationEssentials
 public import Logging
 public import MRTDVerification
 import Synchronization
+public import MRTDClient
 
 /// The trust store passive authentication uses, swapped atomically on reload (SIGHUP,
 /// `systemctl reload mrtdd`).

@@ -1,6 +1,6 @@
 import Foundation
 import MRTDCrypto
-import MRTDSimulation
+public import MRTDSimulation
 import MRTDVerification
 
 extension EACTestSet {

@@ -1,6 +1,7 @@
 public import MRTDCore
 import MRTDCrypto
 public import MRTDProtocol
+public import MRTDSimulation
 
 /// One row of docs/field-quirks.md as a read to run: a virtual chip with the quirk, the same chip
 /// without it, and what the read must end with. The in-process tests and the pcscd + vpcd tests

@@ -7,6 +7,7 @@ import Synchronization
 import Glibc
 #endif
 import MRTDPlatform
+import MRTDSimulation
 
 /// A PN532 on a serial line, in software: it opens a pseudo-terminal and answers the PN532 UART
 /// protocol (NXP UM0701-02) the way libnfc's `pn532_uart` driver and `pn53x` chip code expect,

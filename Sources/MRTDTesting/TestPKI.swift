@@ -1,5 +1,6 @@
 public import MRTDCrypto
 public import MRTDVerification
+import MRTDSimulation
 
 /// The TEST-ONLY CSCA and document signer behind the specimen passport (`certs/test/`).
 ///

@@ -3,6 +3,7 @@ import Glibc
 import MRTDCore
 import Synchronization
 import MRTDPlatform
+public import MRTDSimulation
 
 /// The project's `VirtualChip` as a card in vsmartcard's `vpcd` reader driver: pcscd then sees a
 /// reader ("Virtual PCD 00 00") whose card is this chip, and every PC/SC client reaches it through

@@ -1,6 +1,7 @@
 import MRTDTesting
 import Testing
 @testable import MRTDCore
+import MRTDSimulation
 
 /// NFCPassportReader 2.3.1 (docs/field-quirks.md, "Signed data"): a JPEG 2000 portrait followed by
 /// padding in its DG2 record is handed out without the padding, which a warning counts; anything

@@ -3,6 +3,7 @@ import Testing
 @testable import MRTDDaemon
 import MRTDProtocol
 import MRTDCore
+import MRTDClient
 
 /// The request decoding the routes call and `fuzz_ipc_frame` fuzzes: each refusal has its own code.
 @Suite struct APIRequestDecodingTests {

@@ -5,6 +5,7 @@ import Glibc
 import MRTDTesting
 import Testing
 @testable import MRTDDaemon
+import MRTDClient
 
 /// `mrtdctl console` against a second local user (issue 31, items 1, 3, 8 and 13): the token off
 /// every command line with `--open`, idle connections that neither starve the owner nor spin the

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Testing
 @testable import MRTDDaemon
+import MRTDClient
 
 /// `mrtdctl console` in headless Chromium, and the client examples in docs/examples, each against
 /// `mrtdd --simulate` as a separate process (docs/console.md).

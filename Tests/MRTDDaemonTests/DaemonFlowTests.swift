@@ -7,6 +7,8 @@ import HTTPTypes
 import Logging
 import MRTDProtocol
 import MRTDPlatform
+import MRTDSimulation
+import MRTDClient
 
 /// End-to-end flows through the Unix socket, daemon in-process.
 @Suite(.serialized) struct DaemonFlowTests {

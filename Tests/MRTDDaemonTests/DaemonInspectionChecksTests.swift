@@ -3,6 +3,8 @@ import MRTDCore
 import MRTDTesting
 import Testing
 @testable import MRTDDaemon
+import MRTDSimulation
+import MRTDClient
 
 /// The TR-03135 checks in results served by the daemon (in-process, over its Unix socket).
 @Suite(.serialized) struct DaemonInspectionChecksTests {

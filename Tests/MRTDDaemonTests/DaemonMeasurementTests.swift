@@ -6,6 +6,8 @@ import HTTPTypes
 import Logging
 import MRTDTesting
 import MRTDPlatform
+import MRTDClient
+import MRTDSimulation
 
 /// Numbers, printed (scripts/demo measures the daemon as a separate process).
 @Suite(.serialized) struct DaemonMeasurementTests {

@@ -3,6 +3,8 @@ import Testing
 import MRTDTesting
 @testable import MRTDDaemon
 import MRTDCore
+import MRTDSimulation
+import MRTDClient
 
 /// mrtdd as a separate process, as systemd runs it.
 @Suite(.serialized) struct DaemonProcessTests {

@@ -5,6 +5,8 @@ import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import Logging
+import MRTDSimulation
+import MRTDClient
 
 /// The daemon (in-process, PC/SC backend) against a private pcscd with vsmartcard's vpcd reader,
 /// whose card is the virtual chip: pcscd killed and restarted mid-read. Serialized; one pcscd per

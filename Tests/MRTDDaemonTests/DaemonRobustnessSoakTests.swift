@@ -4,6 +4,8 @@ import Testing
 import Logging
 import MRTDCore
 import MRTDTesting
+import MRTDClient
+import MRTDSimulation
 
 /// Many reads in a row through the Unix socket API (daemon in-process, virtual reader): nothing may
 /// accumulate. 1,000 reads by default (CI); `MRTDD_SOAK_READS=10000` for the full issue-7 run.

@@ -7,6 +7,8 @@ import Testing
 @testable import MRTDDaemon
 import Logging
 import MRTDPlatform
+import MRTDSimulation
+import MRTDClient
 
 /// The daemon under the failures issue 7 names: stopped mid-read (as a process and in-process) and
 /// the card pulled at every exchange of a read. pcscd restarts: `DaemonRobustnessPCSCTests`; many

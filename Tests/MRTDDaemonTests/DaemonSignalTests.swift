@@ -3,6 +3,7 @@ import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
+import MRTDClient
 
 /// Signals to an `mrtdd` process (issue 14 item 4): SIGUSR1 logs the state, SIGHUP reloads
 /// configuration and trust store, neither ends the daemon; SIGTERM ends it cleanly. The daemon runs

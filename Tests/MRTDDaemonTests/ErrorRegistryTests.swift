@@ -6,6 +6,7 @@ import MRTDReaders
 import Testing
 @testable import MRTDDaemon
 import NIOCore
+import MRTDClient
 
 /// The error registry and the one mapping to HTTP: every answer keeps the status, code and message it
 /// had before the domain got its own errors (the triples below are the earlier literals, verbatim).

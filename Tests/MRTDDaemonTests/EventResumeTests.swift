@@ -5,6 +5,7 @@ import Testing
 import MRTDSimulation
 import MRTDCore
 import MRTDPlatform
+import MRTDClient
 
 /// `GET /v1/events` ids and `Last-Event-ID` resumption (docs/events.md): every event has the next
 /// id, a reconnecting client gets the kept events after its last id (those it may see) before the

@@ -5,6 +5,8 @@ import Testing
 
 @testable import MRTDDaemon
 import HTTPTypes
+import MRTDSimulation
+import MRTDClient
 
 /// The further data groups through the daemon: read when `dataGroups` asks, reported in the result,
 /// images served by name to the job's owner only, nothing personal in the logs.

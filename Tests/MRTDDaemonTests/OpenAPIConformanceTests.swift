@@ -6,6 +6,8 @@ import Testing
 import HTTPTypes
 import MRTDTesting
 import MRTDPlatform
+import MRTDClient
+import MRTDSimulation
 
 /// The subset of docs/openapi.yaml the conformance test checks: per path and method, the documented
 /// statuses and the schema each JSON answer references; per schema, its required fields. (The file

@@ -3,6 +3,7 @@ import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
+import MRTDClient
 
 /// Hostile and clumsy clients: each gets its specific answer, and the daemon keeps serving.
 @Suite(.serialized) struct RobustnessTests {

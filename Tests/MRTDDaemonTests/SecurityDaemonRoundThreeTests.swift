@@ -7,6 +7,7 @@ import MRTDTesting
 #if canImport(Glibc)
 import Glibc
 #endif
+import MRTDClient
 
 /// The daemon's half of issue 31 (hold under attack, round three): one uid evicting another's
 /// results, access keys of impossible shapes, media types that only start like JSON, a daemon that

@@ -6,6 +6,7 @@ import HTTPTypes
 #if canImport(Glibc)
 import Glibc
 #endif
+import MRTDClient
 
 /// mrtdd as a process under the attacks of issue 14 that need one: file-descriptor exhaustion
 /// under a low `RLIMIT_NOFILE`, a second daemon on the same socket path, a client flag that used

@@ -8,6 +8,8 @@ import MRTDTesting
 import Glibc
 #endif
 import MRTDPlatform
+import MRTDClient
+import MRTDSimulation
 
 /// The daemon as a hostile local user attacks it (issue 14): other uids' jobs, path variants,
 /// numeric extremes, broken bodies, slot hogging, event snooping. Tests across real uids run curl

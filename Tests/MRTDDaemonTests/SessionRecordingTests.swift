@@ -5,6 +5,9 @@ import MRTDTesting
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
+import MRTDTranscript
+import MRTDClient
+import MRTDSimulation
 
 /// `record-directory`: the daemon writes one `mrtd-transcript/1` file per chip session, which
 /// replays through the live read code path to the same result.

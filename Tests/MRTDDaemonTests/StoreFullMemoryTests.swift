@@ -3,6 +3,7 @@ import MRTDCore
 import Testing
 @testable import MRTDDaemon
 import HTTPTypes
+import MRTDClient
 
 /// Issue 14, "flat memory": once the result store is full, a read must leave nothing behind. The
 /// bench measures it over 10,000 release reads (`storeFullMemory`); this is the bounded soak of the

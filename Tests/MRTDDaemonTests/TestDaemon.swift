@@ -7,6 +7,8 @@ import MRTDVerification
 @testable import MRTDDaemon
 import MRTDCrypto
 import MRTDPlatform
+import MRTDSimulation
+import MRTDClient
 
 /// Log lines captured from a daemon under test.
 final class LogCapture: @unchecked Sendable {

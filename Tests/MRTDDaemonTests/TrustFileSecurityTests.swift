@@ -11,6 +11,7 @@ import MRTDVerification
 import Glibc
 #endif
 import MRTDPlatform
+import MRTDClient
 
 /// Trust material another user can write, or too large to load (issue 31, items 4, 10 and 11):
 /// trust files and directories, terminal keys, PKCS #11 modules, the simulation trust directory.

@@ -7,6 +7,8 @@ import Testing
 @testable import MRTDDaemon
 import HTTPTypes
 import MRTDCrypto
+import MRTDSimulation
+import MRTDClient
 
 /// Reloading the trust store (SIGHUP / `Daemon.reload()`): a good store replaces the running one
 /// without disturbing a read in flight; a broken one is refused and the old store stays; both are

@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 @testable import MRTDClient
 @testable import MRTDDaemon
+import MRTDSimulation
 
 @Suite struct VirtualReaderBackendTests {
     @Test func aNewEventStreamStartsWithTheCurrentStateThenFollowsChanges() async throws {

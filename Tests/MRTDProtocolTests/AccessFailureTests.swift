@@ -2,6 +2,8 @@ import MRTDCore
 import MRTDProtocol
 import MRTDTesting
 import Testing
+import MRTDSimulation
+import MRTDTranscript
 
 /// A wrong access key told apart from a lost link (issue 32; Kinegram eMRTD Connector 2.1.24):
 /// `accessDenied`, which a kiosk turns into "check the document's data", only when the chip answered

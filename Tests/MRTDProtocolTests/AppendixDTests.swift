@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDTranscript
 
 /// ICAO Doc 9303-11 Appendix D (VECTORS.md §1), reproduced byte for byte with the terminal's random
 /// source scripted to RND.IFD and K.IFD.

@@ -4,6 +4,7 @@ import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
 import Testing
+import MRTDSimulation
 
 /// Chip and active authentication are decided by passive authentication of the key's file
 /// (Doc 9303-11 §6; ARCHITECTURE pitfalls): never a bare `passed` for a key PA did not cover.

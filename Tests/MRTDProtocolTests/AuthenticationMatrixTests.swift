@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// Chip Authentication and Active Authentication against the virtual chip, over BAC: every key
 /// agreement and cipher variant, key encodings, several keys, and the negative cases of

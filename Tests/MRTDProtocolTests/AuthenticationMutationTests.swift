@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// Damaged DG14, DG15 and signatures never trap: every single-byte change and truncation gives a
 /// value or a specific error.

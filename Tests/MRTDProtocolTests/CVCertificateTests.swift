@@ -6,6 +6,7 @@ import MRTDVerification
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// CV certificates (BSI TR-03110-3 §C) from real sources, and the TA signature input checked
 /// against the BSI EAC worked example.

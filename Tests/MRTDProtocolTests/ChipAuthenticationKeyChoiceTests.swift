@@ -4,6 +4,7 @@ import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
 import Testing
+import MRTDSimulation
 
 /// Two Chip Authentication keys on the same curve (issue 32, gmrtd#447; TR-03110-3 §A.1.1.2: with
 /// several keys keyId tells them apart; overlaps BSI TR-03105-5.1 ISO7816_D_04-06 and D_13): the key

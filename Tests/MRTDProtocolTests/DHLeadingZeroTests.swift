@@ -4,6 +4,8 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
+import MRTDTranscript
 
 /// Issue 32: a DH public value whose top byte is zero (about one value in 177 for the 1024-bit
 /// group: p starts with B1) travels, and enters the authentication tokens and `Comp()`, as an

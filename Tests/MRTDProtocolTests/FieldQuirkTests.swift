@@ -6,6 +6,8 @@ import MRTDVerification
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
+import MRTDTranscript
 
 /// docs/field-quirks.md, in-process: each chip behaviour from the field reports against the virtual
 /// chip. A read ends `valid` with the well-behaved chip's files, or with the specific error the row

@@ -4,6 +4,7 @@ import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
 import Testing
+import MRTDSimulation
 
 /// The further data groups read from the virtual specimen: listed in EF.COM, hashed in the SOD,
 /// read only when asked for, parsed into the result, covered by passive authentication.

@@ -5,6 +5,7 @@ import SwiftASN1
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// Parsers and the secure-messaging unwrap fed with mutated copies of valid input must throw or
 /// succeed, never trap (a crash here would take the daemon down). Seeded, so failures reproduce.

@@ -4,6 +4,8 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
+import MRTDTranscript
 
 /// Access policy and the negative cases of RELIABILITY PACE-01..08 and BAC-01, each ending in a
 /// specific error code or check result.

@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// Chip Authentication and Active Authentication after PACE (GM, IM; 3DES and AES session ciphers):
 /// CA replaces the PACE session keys, every later read uses the CA keys; with PACE-CAM the DG14 CA

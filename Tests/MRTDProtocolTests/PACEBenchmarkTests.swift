@@ -5,6 +5,8 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
+import MRTDTranscript
 
 /// CPU time (process CPU clock) of the terminal side of PACE (brainpoolP256r1 GM / IM / CAM, NIST P-521 GM, DH 2048 GM) next to
 /// the raw OpenSSL operations it needs, measured in the same run. Prints; asserts that the recorded

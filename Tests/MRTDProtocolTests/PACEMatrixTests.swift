@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// Every PACE mapping × every standardized parameter ID it may use × every cipher, with the MRZ and
 /// with the CAN, each a full read (EF.COM, EF.SOD, DG1, DG2) of the specimen over PACE secure

@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDTranscript
 
 /// Damaged chip answers in every PACE step (RELIABILITY fuzz target `fuzz_pace_ga`, run here on a
 /// fixed set of mutations of the Appendix G.1 session): PACE ends with a `ProtocolError`, never a

@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDTranscript
 
 private func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex)! }
 

@@ -5,6 +5,8 @@ import Testing
 
 @testable import MRTDProtocol
 import SwiftASN1
+import MRTDSimulation
+import MRTDTranscript
 
 private func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex)! }
 

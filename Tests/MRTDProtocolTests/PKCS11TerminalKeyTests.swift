@@ -6,6 +6,7 @@ import MRTDVerification
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// Terminal Authentication with the IS key in a real PKCS #11 token: SoftHSM2 from Debian, a token
 /// initialised by the test in a private SOFTHSM2_CONF. Without SoftHSM2 the test fails under CI and

@@ -5,6 +5,7 @@ import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
 import Testing
+import MRTDSimulation
 
 /// A read with a trust store runs passive authentication and sets the status by its verdict.
 @Suite struct PassiveAuthenticationReadTests {

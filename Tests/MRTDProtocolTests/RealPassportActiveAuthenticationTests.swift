@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDTranscript
 
 /// Active Authentication replayed byte for byte against a session with a real document recorded by
 /// gmrtd (`activeauth/active_auth_test.go`, MIT): 3DES secure messaging, RSA-1792 key in DG15,

@@ -4,6 +4,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDTranscript
 
 /// Chip Authentication replayed byte for byte against sessions with real passports, recorded by
 /// gmrtd (`chipauth/chip_auth_test.go`, MIT): DG14, the secure-messaging state before CA, the

@@ -6,6 +6,8 @@ import MRTDTesting
 import MRTDVerification
 import Synchronization
 import Testing
+import MRTDSimulation
+import MRTDTranscript
 
 /// Faults injected at every exchange of a read (BAC, PACE, with CA and AA): each read ends either
 /// `valid` with the specimen's exact files after recovery, or with a specific error; never `valid`

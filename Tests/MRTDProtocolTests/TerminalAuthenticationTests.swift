@@ -6,6 +6,7 @@ import MRTDVerification
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
 
 /// EAC Terminal Authentication against the virtual chip (BSI TR-03110-1 §4.4): the chain, the
 /// signature over `ID_PICC || r_PICC || Comp(PK_PCD)`, DG3 / DG4 released only after it, and the

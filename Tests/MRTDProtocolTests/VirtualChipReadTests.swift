@@ -4,6 +4,8 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDProtocol
+import MRTDSimulation
+import MRTDTranscript
 
 /// Reads of the virtual specimen over BAC in the chip configurations real documents show.
 @Suite struct VirtualChipReadTests {

@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDReaders
+import MRTDSimulation
 
 /// The libnfc backend driving the real libnfc (1.8, `pn532_uart` driver and `pn53x` chip code)
 /// against the PN532 emulator on a pseudo-terminal, with the virtual chip behind it. No mocks:

@@ -7,6 +7,7 @@ import Testing
 
 @testable import MRTDReaders
 import MRTDCrypto
+import MRTDSimulation
 
 /// docs/field-quirks.md through real pcscd and vsmartcard's vpcd: every chip quirk of the catalogue
 /// on the virtual chip behind a PC/SC reader. Each read ends `valid` with the files the same chip

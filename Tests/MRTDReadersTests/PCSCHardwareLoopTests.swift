@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDReaders
+import MRTDSimulation
 
 /// The PC/SC backend against real pcscd with vsmartcard's vpcd reader, whose card is the project's
 /// virtual chip. Serialized: one pcscd per machine.

@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDReaders
+import MRTDSimulation
 
 /// Every LDS1 data group of the virtual specimen read through a real pcscd and vpcd: the files
 /// arrive byte for byte and are parsed into the result. DG3/DG4 come from the TEST-ONLY virtual

@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDReaders
+import MRTDSimulation
 
 extension PCSCHardwareLoopTests {
     /// The card pulled mid-DG2 through pcscd and vpcd, presented again 200 ms later: the read

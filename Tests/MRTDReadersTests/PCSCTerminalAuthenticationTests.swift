@@ -6,6 +6,7 @@ import Testing
 
 @testable import MRTDReaders
 import MRTDVerification
+import MRTDSimulation
 
 /// EAC Terminal Authentication through real pcscd + vpcd: the TEST-ONLY terminal of certs/test-eac
 /// (key in a PKCS #8 file, loaded from disk as `--terminal` does, or imported into SoftHSM2) reads

@@ -4,6 +4,7 @@ import MRTDProtocol
 import MRTDReaders
 import MRTDTesting
 import Testing
+import MRTDSimulation
 
 /// What the PC/SC hardware-in-loop tests share: a private pcscd with vpcd, the specimen, bounded
 /// waits, and skip-or-fail when the environment cannot run them.

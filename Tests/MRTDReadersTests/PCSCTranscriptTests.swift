@@ -5,6 +5,7 @@ import MRTDTesting
 import Testing
 
 @testable import MRTDReaders
+import MRTDTranscript
 
 /// Transcripts recorded through real pcscd + vpcd (docs/transcripts.md): they replay byte for
 /// byte to the same result, and a transcript edited by one byte fails at that exchange.

@@ -4,6 +4,8 @@ import MRTDProtocol
 import MRTDReaders
 import MRTDTesting
 import Testing
+import MRTDSimulation
+import MRTDTranscript
 
 /// `Transcript.read`: the one recorded read behind `mrtdctl read --record` and the daemon's
 /// `record-directory`; and `ReaderBackendFactory`, the one place backends are made from their kinds.

@@ -5,6 +5,7 @@ import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
 import Testing
+import MRTDSimulation
 
 /// `--simulate`'s PKI is made per process (MRTDSimulation.SimulationPKI), never the fixed TEST-ONLY keys:
 /// its specimen verifies against the session CSCA only, and `--trust-test` finds the session CSCA.

@@ -1,6 +1,7 @@
 import Foundation
 import MRTDTesting
 import Testing
+import MRTDSimulation
 
 /// The assets embedded in `SpecimenAssets.swift` must be exactly the files `scripts/make-test-fixtures`
 /// left in `certs/test/`; otherwise someone edited one side only.

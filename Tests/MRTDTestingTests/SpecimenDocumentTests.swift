@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 import MRTDVerification
+import MRTDSimulation
 
 @Suite struct SpecimenDocumentTests {
     /// `id-icao-mrtd-security-ldsSecurityObject` 2.23.136.1.1.1 as OID content bytes.

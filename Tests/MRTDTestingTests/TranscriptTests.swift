@@ -3,6 +3,8 @@ import MRTDCore
 import MRTDProtocol
 import MRTDTesting
 import Testing
+import MRTDSimulation
+import MRTDTranscript
 
 @Suite struct TranscriptTests {
     static func recorded(extendedLength: Bool) async throws -> Transcript {

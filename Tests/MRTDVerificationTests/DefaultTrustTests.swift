@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// The master lists shipped in `certs/masterlists` (trusted by default), how they are found, and
 /// what the load report says about lists, CSCAs and CRLs (trust list / trust check / health).

@@ -5,6 +5,7 @@ import MRTDTesting
 import SwiftASN1
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// Deviation lists (Doc 9303-12 §10): loading with signature and signer chain, matching a
 /// document, and what a match does to the verdict.

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// A TD3 MRZ with correct check digits (Doc 9303-4 §4.2.2).
 func td3MRZ(issuingState: String = "UTO", documentNumber: String = "C01X00T47", dateOfBirth: String = "740812",

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// The PA-* rows of RELIABILITY.md (TR-03105 LDS_H / ICAO-P4 LDS_D), each with its expected verdict,
 /// on documents generated in-process.

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// The PKI-* rows of RELIABILITY.md (TR-03105 LDS_H_50–68, ICAO-P4), each with its expected verdict.
 @Suite struct PKIReliabilityTests {

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// Algorithms real CSCAs and DSCs use, and the encodings chips send (BER, indefinite lengths),
 /// against lying lengths and wrong tags.

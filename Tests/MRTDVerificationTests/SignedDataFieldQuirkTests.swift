@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// docs/field-quirks.md, "Signed data": SODs as real chips sign them, off the letter of Doc 9303-10
 /// §4.6.2 or RFC 4055, verified with a warning that names the deviation, and never a signature that

@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDSimulation
 
 /// Loading trust material: the certs/ layout, PEM and DER, CRLs, LDIF, master lists with their
 /// signatures checked, link certificates, and the TEST-ONLY directory.

@@ -1,4 +1,5 @@
 import MRTDTesting
+import MRTDTranscript
 
 /// What the exchanges of one recorded read were for, classified by instruction byte and position:
 /// the evidence behind the APDU targets (docs/performance.md).

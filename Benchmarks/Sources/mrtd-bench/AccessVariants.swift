@@ -3,6 +3,7 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import MRTDSimulation
 
 /// The reads the harness measures: the standard read (EF.COM, EF.SOD, DG1, DG2, DG14, DG15) of the
 /// specimen passport as `mrtdd --simulate` presents it: DG14 with a Chip Authentication key

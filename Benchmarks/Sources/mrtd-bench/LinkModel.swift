@@ -1,4 +1,5 @@
 import MRTDTesting
+import MRTDTranscript
 
 /// The time on the air that a session's exchanges imply under ISO/IEC 14443: the physical floor a
 /// real tap cannot beat (docs/performance.md states the model and its constants).

@@ -2,6 +2,8 @@ import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 /// One way of reading the specimen: a chip configuration, the options the terminal reads with, and
 /// what the access protocol is (for the crypto floor).

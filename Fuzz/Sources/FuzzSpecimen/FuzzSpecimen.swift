@@ -4,6 +4,7 @@ public import MRTDCrypto
 public import MRTDProtocol
 public import MRTDTesting
 public import MRTDVerification
+import MRTDSimulation
 
 /// The specimen the signature oracles know (signed by the TEST-ONLY document signer of certs/test)
 /// and the one check they share: `valid` only for what that signer signed.

@@ -5,6 +5,8 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import MRTDSimulation
+import MRTDTranscript
 
 /// A reader answering every command with the next response of the input (`[u16 len][R-APDU]…`),
 /// whatever the command, then losing the card: status words of every kind (61xx, 6Cxx, 6282, 6700,

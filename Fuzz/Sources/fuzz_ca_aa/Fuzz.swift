@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import MRTDSimulation
 
 /// Chip and Active Authentication on fuzzed key files and chip answers. First byte even: Active
 /// Authentication — DG15 and the INTERNAL AUTHENTICATE response (`[u16 len] DG15 [u16 len] R-APDU`,

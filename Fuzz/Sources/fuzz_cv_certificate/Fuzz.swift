@@ -4,6 +4,7 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import MRTDSimulation
 
 /// CV certificates (BSI TR-03110-3 §C) and EF.CVCA: any input either parses or throws
 /// `CVCertificateError`; a parsed certificate keeps its bytes, its body and signature objects are

@@ -4,6 +4,7 @@ import MRTDDaemon
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import MRTDClient
 
 /// Client bytes on the daemon's socket → API request (RELIABILITY IPC-01, docs/fuzzing.md).
 /// Mode byte, then either (even) a `POST /v1/reads` JSON body, or (odd) raw HTTP/1.1 bytes parsed

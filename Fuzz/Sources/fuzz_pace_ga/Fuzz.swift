@@ -3,6 +3,8 @@ import MRTDCore
 import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
+import MRTDSimulation
+import MRTDTranscript
 
 /// PACE (Doc 9303-11 §4.4) against chip answers from the input (`[mode][u16 len][R-APDU]…`, one per
 /// command: MSE:Set AT, then each General Authenticate step), with the terminal's random fixed.

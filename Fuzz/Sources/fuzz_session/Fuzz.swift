@@ -5,6 +5,7 @@ import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import MRTDVerification
+import MRTDSimulation
 
 /// The whole read (SELECT, BAC, EF.COM, EF.SOD, DG1, DG2, DG14/15) against a virtual chip whose
 /// files and quirks come from the input: EF.COM, EF.SOD and data groups of any content, any maximum

@@ -5,6 +5,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDTesting
 import MRTDVerification
+import MRTDSimulation
 
 /// EF.SOD (or, first byte odd, EF.CardSecurity) → CMS SignedData → LDSSecurityObject → passive
 /// authentication against a trust store holding only the TEST-ONLY CSCA, with the specimen's data

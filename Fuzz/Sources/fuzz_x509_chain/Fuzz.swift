@@ -4,6 +4,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDTesting
 import MRTDVerification
+import MRTDSimulation
 
 /// A document signer certificate (DER) and a CSCA (DER) from the input → `Certificate` parsing
 /// (every field, the public key) and the specimen SOD re-assembled around the fuzzed DSC, verified

@@ -1,6 +1,7 @@
 import Foundation
 public import MRTDCore
 public import MRTDCrypto
+import MRTDSimulation
 
 /// The LDS files of a generated document with an SOD signed by a ``FixturePKI``: every part of
 /// EF.COM, the LDSSecurityObject, the SignedData and the outer tag can be changed by a test.

@@ -2,6 +2,7 @@ public import Foundation
 import MRTDCore
 public import MRTDCrypto
 import Synchronization
+public import MRTDSimulation
 
 /// A throw-away CSCA and document signer generated in-process (OpenSSL through MRTDCrypto), for
 /// passive authentication tests. Keys are generated once per process and reused.

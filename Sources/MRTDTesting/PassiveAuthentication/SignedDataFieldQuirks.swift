@@ -1,6 +1,7 @@
 import Foundation
 public import MRTDCore
 public import MRTDCrypto
+import MRTDSimulation
 
 // The signed-data rows of docs/field-quirks.md as fixtures: SODs as chips in the field sign them
 // against the letter of Doc 9303-10 §4.6.2 / RFC 4055, built in-process with a ``FixturePKI``.

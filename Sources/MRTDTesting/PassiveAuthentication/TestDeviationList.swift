@@ -1,6 +1,7 @@
 public import Foundation
 import MRTDCore
 import MRTDCrypto
+import MRTDSimulation
 
 /// A deviation list (Doc 9303-12 §10.2, `DEFINITIONS IMPLICIT TAGS`) built field by field, for
 /// tests of loading, signature checks and matching.

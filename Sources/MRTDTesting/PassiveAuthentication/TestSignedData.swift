@@ -1,6 +1,7 @@
 public import Foundation
 import MRTDCore
 public import MRTDCrypto
+import MRTDSimulation
 
 /// A CMS SignedData in a ContentInfo (RFC 5652 §5), built field by field so that tests can
 /// reproduce the TR-03105 LDS_H / ICAO-P4 LDS_D cases: wrong versions, MD5, missing or wrong
