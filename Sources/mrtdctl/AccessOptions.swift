@@ -206,15 +206,15 @@ struct PACESimulationOptions: ParsableArguments {
         }
     }
 
-    /// Turns the base configuration into the chosen kind of chip.
-    func configuration(base: VirtualChipConfiguration, document: SpecimenDocument) throws -> VirtualChipConfiguration {
-        guard kind != .bac else { return base }
-        var config = try VirtualChipConfiguration.paceChip(
-            document: document, accessKey: base.accessKey, infos: infos(), can: simCAN,
-            bac: kind == .pace, mrzAllowed: kind != .canOnly)
-        config.extendedLength = base.extendedLength
-        config.maxReadLength = base.maxReadLength
-        config.lds2 = base.lds2
-        return config
+    /// The chosen kind of chip, its PACEInfos and CAN.
+    func apply(to document: inout SimulatedDocument) throws {
+        switch kind {
+        case .bac: document.access = .bac
+        case .pace: document.access = .pace
+        case .paceOnly: document.access = .paceOnly
+        case .canOnly: document.access = .canOnly
+        }
+        document.paceInfos = try infos()
+        document.can = simCAN
     }
 }

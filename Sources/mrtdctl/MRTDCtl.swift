@@ -146,16 +146,12 @@ struct Read: AsyncParsableCommand {
             // Reconnects after a lost card (docs/reliability.md).
             read = try await direct.readReconnecting(json: json, options: options, record: record)
         } else {
-            let authentication = try authenticationChip.fixture()
-            // DG3 / DG4 behind EAC (when CA keys are there): the run's CVCA and that of certs/test-eac.
-            let eac = authentication?.dg14 != nil
-            let specimen = try chip.makeSpecimen(extraDataGroups: (authentication?.extraDataGroups ?? [:])
-                .merging(eac ? EACTestSet.biometricDataGroups : [:]) { a, _ in a })
-            var configuration = try paceChip.configuration(base: chip.configuration(files: specimen.files), document: specimen)
-            configuration.authentication = authentication?.chip
-            configuration = configuration.with(quirks: try chip.quirks())
-            if eac { try SimulationPKI.equipEAC(&configuration, chipDate: CVDate(Date())) }
-            if faultChip.noCardAccess { configuration.files[.cardAccess] = nil }
+            var document = try chip.document()
+            try paceChip.apply(to: &document)
+            // With CA keys, also DG3 / DG4 behind EAC: the run's CVCA and that of certs/test-eac.
+            document.authentication = try authenticationChip.fixture()
+            document.withoutCardAccess = faultChip.noCardAccess
+            let configuration = try document.chip()
             if faultChip.isActive {
                 // A card slot: pulled and presented again as scheduled; the read reconnects.
                 let slot = VirtualCardSlot(
@@ -223,7 +219,7 @@ struct Read: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         // The virtual specimen's own key, so that `mrtdctl read --simulate` works as is.
-        return try MRZ(SpecimenDocument.erikssonMRZ).accessKey
+        return try SimulatedDocument.specimenKey()
     }
 
 }
@@ -268,20 +264,18 @@ struct SimulationOptions: ParsableArguments {
     @Flag(name: .customLong("sim-biometrics"), help: "TEST ONLY: the specimen also holds DG3/DG4 records, served without Terminal Authentication.")
     var biometrics = false
 
-    func makeSpecimen(extraDataGroups: [Int: [UInt8]] = [:]) throws -> SpecimenDocument {
-        var groups = extraDataGroups
-        if fullLDS { groups.merge(SpecimenDocument.additionalDataGroups()) { current, _ in current } }
-        if biometrics { groups.merge(SpecimenDocument.biometricDataGroups()) { current, _ in current } }
-        return try SpecimenDocument.make(
-            face: face == .jpeg ? .jpeg : .jpeg2000,
-            faceEncoding: record == .iso19794 ? .iso19794_5 : .iso39794_5, extraDataGroups: groups,
-            signer: SimulationPKI.signer())
-    }
-
-    func configuration(files: [LDSFile: [UInt8]]) throws -> VirtualChipConfiguration {
-        VirtualChipConfiguration(
-            files: files, accessKey: try MRZ(SpecimenDocument.erikssonMRZ).accessKey,
-            extendedLength: !noExtendedLength, maxReadLength: maxLe, lds2: lds2)
+    /// The specimen as these options describe it (SimulatedDocument: the one place simulated chips are made).
+    func document() throws -> SimulatedDocument {
+        var document = SimulatedDocument()
+        document.face = face == .jpeg ? .jpeg : .jpeg2000
+        document.faceEncoding = record == .iso19794 ? .iso19794_5 : .iso39794_5
+        document.fullLDS = fullLDS
+        document.openBiometrics = biometrics
+        document.extendedLength = !noExtendedLength
+        document.maxReadLength = maxLe
+        document.lds2 = lds2
+        document.quirks = try quirks()
+        return document
     }
 }
 

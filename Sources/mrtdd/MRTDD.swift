@@ -125,10 +125,13 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         var readerBackends: [any ReaderBackend] = []
         var engine: StandardReadEngine
         if simulate {
-            readerBackends.append(try Simulation.backend(
+            readerBackends.append(try SimulatedDocument.daemonBackend(
                 readers: max(1, simReaders), latency: .milliseconds(simLatency),
                 quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) })))
-            engine = StandardReadEngine(store: try Simulation.store(), summary: Simulation.trustStore)
+            // Passive authentication in simulation trusts the run's TEST-ONLY CSCA and nothing else.
+            engine = StandardReadEngine(
+                store: try SimulationPKI.trustStore(),
+                summary: TrustStoreSummary(paths: [SimulationPKI.trustSource], certificates: 1, crls: 0, testOnly: true))
             logger.notice("simulation: virtual readers with the specimen documents; only the run's TEST-ONLY CSCA is trusted")
         } else {
             readerBackends = ReaderBackends.make(configuration.backends, logger: logger)
@@ -234,49 +237,4 @@ enum ReaderBackends {
         if kinds.contains(.virtual) { logger.warning("the virtual backend is only available with --simulate") }
         return ReaderBackendFactory.make(kinds)
     }
-}
-
-/// `--simulate`: virtual readers, each presenting a specimen document.
-enum Simulation {
-    /// The documents the virtual readers present, one per reader in turn: the BAC specimen passport
-    /// (with chip and active authentication keys in DG14/DG15 and the further LDS1 groups), then a PACE-only ID card that opens
-    /// with the CAN 123456 (PACE-CAM, brainpoolP256r1, AES-128) and refuses the MRZ.
-    static func documents() throws -> [VirtualChipConfiguration] {
-        let key = try MRZ(SpecimenDocument.erikssonMRZ).accessKey
-        let authentication = try AuthenticationFixture.make(
-            chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)],
-            activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
-        // The passport also holds DG5, DG7, DG11, DG12, DG13 and DG16 (read when a request asks), and
-        // DG3/DG4 behind EAC.
-        let passport = try SpecimenDocument.make(
-            extraDataGroups: authentication.extraDataGroups
-                .merging(SpecimenDocument.additionalDataGroups()) { a, _ in a }
-                .merging(EACTestSet.biometricDataGroups) { a, _ in a },
-            signer: SimulationPKI.signer())
-        var passportChip = VirtualChipConfiguration(files: passport.files, accessKey: key)
-        passportChip.authentication = authentication.chip
-        // EAC: DG3 and DG4 behind Terminal Authentication with the run's TEST-ONLY CVCA (or certs/test-eac's).
-        try SimulationPKI.equipEAC(&passportChip, chipDate: CVDate(Date()))
-        let card = try SpecimenDocument.make(signer: SimulationPKI.signer())
-        let cam = PACEInfo(protocol: PACEProtocol(mapping: .cam, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 13)
-        let idCard = try VirtualChipConfiguration.paceChip(
-            document: card, accessKey: key, infos: [cam], can: "123456", bac: false, mrzAllowed: false)
-        return [passportChip, idCard]
-    }
-
-    /// Passive authentication in simulation trusts the run's TEST-ONLY CSCA and nothing else.
-    static func store() throws -> TrustStore { try SimulationPKI.trustStore() }
-
-    static func backend(readers: Int, latency: Duration, quirks: Set<VirtualChipQuirk> = []) throws -> VirtualReaderBackend {
-        let backend = VirtualReaderBackend()
-        let documents = try documents().map { $0.with(quirks: quirks) }
-        for index in 0..<readers {
-            let name = "Virtual Reader \(index)"
-            backend.addReader(name, latency: latency)
-            backend.insert(documents[index % documents.count], into: name)
-        }
-        return backend
-    }
-
-    static let trustStore = TrustStoreSummary(paths: [SimulationPKI.trustSource], certificates: 1, crls: 0, testOnly: true)
 }
