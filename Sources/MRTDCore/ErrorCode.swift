@@ -164,13 +164,8 @@ extension CodedError {
 }
 
 extension ReadResult.ErrorInfo {
-    /// A result's error from a registry code.
-    public init(_ code: ErrorCode, message: String) {
-        self.init(code: code.rawValue, message: message)
-    }
-
     /// A result's error from a coded error and its (personal-data-free) description.
     public init(_ error: some CodedError & CustomStringConvertible) {
-        self.init(code: error.errorCode.rawValue, message: error.description)
+        self.init(code: error.errorCode, message: error.description)
     }
 }

@@ -56,11 +56,21 @@ public struct ReadResult: Sendable, Equatable, Codable {
 
     /// A stable error code and a readable message. Messages never carry personal data.
     public struct ErrorInfo: Sendable, Equatable, Codable {
-        public var code: String
+        /// A registry code (its raw value in the JSON).
+        public var code: ErrorCode
         public var message: String
-        public init(code: String, message: String) {
+        public init(code: ErrorCode, message: String) {
             self.code = code
             self.message = message
+        }
+
+        private enum CodingKeys: String, CodingKey { case code, message }
+
+        /// A code this build does not know (a newer daemon's) is read as `readFailed`, the message kept.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            code = ErrorCode(rawValue: try container.decode(String.self, forKey: .code)) ?? .readFailed
+            message = try container.decode(String.self, forKey: .message)
         }
     }
 

@@ -109,7 +109,7 @@ public struct StandardReadEngine: ReadEngine {
         case .can(let can)?: key = .can(can)
         case nil:
             return DocumentReader.Read(
-                result: ReadResult(status: .failed, error: .init(.cancelled, message: "the access key was wiped before the read")),
+                result: ReadResult(status: .failed, error: .init(code: .cancelled, message: "the access key was wiped before the read")),
                 files: [:])
         }
         var options = ReadOptions(

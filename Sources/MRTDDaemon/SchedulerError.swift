@@ -113,10 +113,9 @@ public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible, C
 
     public var description: String { message }
 
-    /// A failed chip session's error. Every engine of this project reports registry codes; any other
-    /// code is reported as `readFailed` (the job's code stays one the API documents).
+    /// A failed chip session's error.
     init(_ info: ReadResult.ErrorInfo) {
-        self.init(ErrorCode(rawValue: info.code) ?? .readFailed, message: info.message)
+        self.init(info.code, message: info.message)
     }
 }
 

@@ -51,7 +51,7 @@ public enum DocumentReader {
             let failure = (error as? ProtocolError) ?? (error as? TransportError).map { ProtocolError.transport($0) }
                 ?? .transport(.readerUnavailable("\(error)"))
             let result = ReadResult(
-                status: .failed, error: .init(code: failure.code, message: failure.description),
+                status: .failed, error: .init(code: failure.errorCode, message: failure.description),
                 durationMs: milliseconds(clock.now - start))
             return Read(result: result, files: [:])
         }
@@ -84,7 +84,7 @@ public enum DocumentReader {
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))
             let result = ReadResult(
-                status: .failed, error: .init(code: failure.code, message: failure.description),
+                status: .failed, error: .init(code: failure.errorCode, message: failure.description),
                 transport: session.transportReport, durationMs: milliseconds(clock.now - start))
             return Read(result: result, files: [:])
         }

@@ -34,7 +34,7 @@ extension DirectReadOptions {
         } catch {
             for backend in backends { await backend.shutdown() }
             let failure = (error as? ReaderError) ?? .backendFailure(.pcsc, "\(error)")
-            let result = ReadResult(status: .failed, error: .init(code: failure.code, message: failure.description))
+            let result = ReadResult(status: .failed, error: .init(code: failure.errorCode, message: failure.description))
             print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
             throw ExitStatus.readFailed
         }

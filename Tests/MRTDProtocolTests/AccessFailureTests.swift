@@ -59,7 +59,7 @@ import MRTDTranscript
                     let read = await DocumentReader.read(transport: try await slot.connect(), options: Self.options(setup))
                     let label = "\(setup.name): \(fault) at exchange \(index) (INS \(String(steps[index], radix: 16)))"
                     #expect(read.result.status == .failed, "\(label)")
-                    #expect(read.result.error?.code == code, "\(label): \(read.result.error?.code ?? "none")")
+                    #expect(read.result.error?.code.rawValue == code, "\(label): \(read.result.error?.code.rawValue ?? "none")")
                     #expect(slot.exchanges == index + 1, "\(label): \(slot.exchanges) exchanges, nothing after the loss")
                 }
             }
@@ -84,13 +84,13 @@ import MRTDTranscript
                     let read = await DocumentReader.read(transport: try await slot.connect(), options: Self.options(setup))
                     let label = "\(setup.name): \(sw) at exchange \(index) (INS \(String(steps[index], radix: 16)))"
                     let code = read.result.error?.code
-                    if code == "accessDenied" {
+                    if code == .accessDenied {
                         denied += 1
                         #expect([0x82, 0x86, 0x22].contains(steps[index]), "\(label): accessDenied for a command that checks no key")
                         #expect(authenticationFailures.contains(sw.rawValue), "\(label): accessDenied for a status that is no refusal")
                     }
                     if index == lastAuthentication, sw == .authenticationFailed || sw == .securityStatusNotSatisfied {
-                        #expect(code == "accessDenied", "\(label): \(code ?? read.result.status.rawValue)")
+                        #expect(code == .accessDenied, "\(label): \(code?.rawValue ?? read.result.status.rawValue)")
                     }
                 }
             }
@@ -110,7 +110,7 @@ import MRTDTranscript
             options.accessKey = .mrz(wrong)
             let refused = await DocumentReader.read(transport: try await VirtualCardSlot(configuration: setup.configuration).connect(),
                                                     options: options)
-            #expect(refused.result.error?.code == "accessDenied", "\(setup.name): \(refused.result.error?.code ?? "none")")
+            #expect(refused.result.error?.code == .accessDenied, "\(setup.name): \(refused.result.error?.code.rawValue ?? "none")")
         }
     }
 }

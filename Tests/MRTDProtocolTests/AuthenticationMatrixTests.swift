@@ -148,7 +148,7 @@ import MRTDSimulation
         let setup = try Self.setup(ca: [.init(domainParameterID: 13, cipher: cipher)], chipFaults: .refusesChipAuthenticationInPlain)
         let read = await DocumentReader.read(transport: setup.chip, options: ReadOptions(accessKey: .mrz(Self.key)))
         #expect(read.result.status == .failed)
-        #expect(read.result.error?.code == ChipAuthenticationFailure.keyReferenceRejected.code)
+        #expect(read.result.error?.code.rawValue == ChipAuthenticationFailure.keyReferenceRejected.code)
     }
 
     // MARK: RELIABILITY CA-02: the chip must answer under the new keys
@@ -165,7 +165,7 @@ import MRTDSimulation
             }
             let read = await DocumentReader.read(transport: setup.chip, options: ReadOptions(accessKey: .mrz(Self.key)))
             #expect(read.result.status == .failed)
-            #expect(read.result.error?.code == "chipAuthenticationKeyConfirmationFailed")
+            #expect(read.result.error?.code == .chipAuthenticationKeyConfirmationFailed)
         }
     }
 

@@ -45,17 +45,17 @@ import MRTDTranscript
         let (read, chip) = try await Self.read(scenario.configuration, scenario)
         let elapsed = ContinuousClock.now - started
         let t = read.result.transport
-        print("QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code ?? "") in \(t.apdus) APDUs "
+        print("QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code.rawValue ?? "") in \(t.apdus) APDUs "
               + "(well-behaved \(reference.result.transport.apdus)); adjustments \(t.adjustments); recoveries \(t.recoveries.map(\.kind))")
         #expect(t.apdus == (await chip.exchangeCount), "every exchange is counted")
         #expect(reference.result.status == .valid, "\(reference.result.error?.message ?? "")")
         #expect(reference.result.transport.apdus == (await referenceChip.exchangeCount))
         if let code = scenario.expectedError {
             #expect(read.result.status == .failed)
-            #expect(read.result.error?.code == code, "\(read.result.error?.message ?? "")")
+            #expect(read.result.error?.code.rawValue == code, "\(read.result.error?.message ?? "")")
             #expect(read.files.isEmpty)
         } else {
-            #expect(read.result.status == .valid, "\(read.result.error?.code ?? ""): \(read.result.error?.message ?? "")")
+            #expect(read.result.status == .valid, "\(read.result.error?.code.rawValue ?? ""): \(read.result.error?.message ?? "")")
             #expect(Set(read.files.keys) == Set(reference.files.keys))
             for (file, bytes) in reference.files { #expect(read.files[file] == bytes, "\(file.name)") }
         }
@@ -116,7 +116,7 @@ import MRTDTranscript
         let chip = VirtualChip(configuration: try FieldQuirkScenario.lockingChip())
         let wrong = ReadOptions(accessKey: .mrz(FieldQuirkScenario.wrongKey), access: .bac)
         let first = await DocumentReader.read(transport: chip, options: wrong)
-        #expect(first.result.error?.code == "accessDenied")
+        #expect(first.result.error?.code == .accessDenied)
         #expect(await chip.failedAccessAttempts == 1, "one attempt per read: no retry of a refused key")
         #expect(!(await chip.isLocked))
         // The right key still opens it.
@@ -129,14 +129,14 @@ import MRTDTranscript
         let chip = VirtualChip(configuration: try FieldQuirkScenario.lockingChip())
         let wrong = ReadOptions(accessKey: .mrz(FieldQuirkScenario.wrongKey), access: .bac)
         for _ in 0..<VirtualChip.lockThreshold {
-            #expect(await DocumentReader.read(transport: chip, options: wrong).result.error?.code == "accessDenied")
+            #expect(await DocumentReader.read(transport: chip, options: wrong).result.error?.code == .accessDenied)
         }
         #expect(await chip.isLocked)
         let before = await chip.exchangeCount
         let started = ContinuousClock.now
         let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), access: .bac))
         #expect(read.result.status == .failed)
-        #expect(read.result.error?.code == "chipTimeout")
+        #expect(read.result.error?.code == .chipTimeout)
         #expect(read.files.isEmpty)
         #expect(await chip.exchangeCount == before, "the mute chip answered nothing")
         #expect(read.result.transport.apdus <= 2, "one attempt, no loop")
@@ -284,7 +284,7 @@ import MRTDTranscript
         var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
         options.trustStore = try FieldQuirkTests.trust()
         let read = await DocumentReader.read(transport: chip, options: options)
-        #expect(read.result.status == .valid, "\(answer): \(read.result.error?.code ?? "") \(read.result.error?.message ?? "")")
+        #expect(read.result.status == .valid, "\(answer): \(read.result.error?.code.rawValue ?? "") \(read.result.error?.message ?? "")")
         #expect(read.result.face == nil)
         #expect(read.result.document?.documentNumber == "L898902C3")
         #expect(read.result.dataGroupsRead == ["EF_COM", "EF_SOD", "DG1"], "\(read.result.dataGroupsRead)")
@@ -301,7 +301,7 @@ import MRTDTranscript
         var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: .bac)
         options.trustStore = try FieldQuirkTests.trust()
         let read = await DocumentReader.read(transport: VirtualChip(configuration: config), options: options)
-        #expect(read.result.error?.code == "fileTruncated", "\(read.result.status) \(read.result.dataGroupsSkipped)")
+        #expect(read.result.error?.code == .fileTruncated, "\(read.result.status) \(read.result.dataGroupsSkipped)")
     }
 
     @Test func aWellBehavedChipHasNoPortraitWarning() async throws {

@@ -83,13 +83,13 @@ struct PACEAccessTests {
         #expect(canRead.result.access?.password == "CAN")
         #expect(canRead.result.error == nil)
         let mrzRead = await Self.read(try Self.chip(bac: false, mrzAllowed: false), access: .pace)
-        #expect(mrzRead.result.error?.code == "accessDenied")
+        #expect(mrzRead.result.error?.code == .accessDenied)
         #expect(mrzRead.result.error?.message.contains("MRZ") == true)
     }
 
     @Test func canWithBACPolicyIsRefusedBeforeTalkingToTheChip() async throws {
         let read = await Self.read(try Self.chip(), .can("123456"), access: .bac)
-        #expect(read.result.error?.code == "paceNotSupported")
+        #expect(read.result.error?.code == .paceNotSupported)
     }
 
     // MARK: Wrong password (never retried, never replaced by BAC)
@@ -99,7 +99,7 @@ struct PACEAccessTests {
         let wrong = try MRZKey(documentNumber: "X00000000", dateOfBirth: "740812", dateOfExpiry: "120415")
         let chip = try Self.chip()
         let read = await Self.read(chip, .mrz(wrong), access: policy)
-        #expect(read.result.error?.code == "accessDenied")
+        #expect(read.result.error?.code == .accessDenied)
         #expect(read.result.error?.message.contains("MRZ") == true)
         #expect(read.files.isEmpty)
         // EF.CardAccess (1), MSE:Set AT (1), GENERAL AUTHENTICATE ×4: one attempt, no BAC.
@@ -108,7 +108,7 @@ struct PACEAccessTests {
 
     @Test func wrongCANIsAccessDeniedNamingTheCAN() async throws {
         let read = await Self.read(try Self.chip(), .can("654321"), access: .auto)
-        #expect(read.result.error?.code == "accessDenied")
+        #expect(read.result.error?.code == .accessDenied)
         #expect(read.result.error?.message.contains("CAN") == true)
         #expect(read.result.error?.message.contains("654321") == false)
     }
@@ -118,7 +118,7 @@ struct PACEAccessTests {
     @Test func malformedCardAccessAbortsPACEAndAutoFallsBackToBAC() async throws {
         let broken: (inout VirtualChipConfiguration) -> Void = { $0.files[.cardAccess] = [0x31, 0x05, 0x30, 0x03, 0x02, 0x01, 0x02] }
         let pace = await Self.read(try Self.chip(configure: broken), access: .pace)
-        #expect(pace.result.error?.code == "paceNotSupported")
+        #expect(pace.result.error?.code == .paceNotSupported)
         let auto = await Self.read(try Self.chip(configure: broken), access: .auto)
         #expect(auto.result.access?.protocol == "BAC")
         #expect(auto.result.access?.fallback?.reason.hasPrefix("paceNotSupported") == true)
@@ -129,7 +129,7 @@ struct PACEAccessTests {
         let bogus = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 99)
         let chip = try Self.chip(configure: { $0.files[.cardAccess] = SecurityInfos(infos: [.pace(bogus)]).derEncoded() })
         let read = await Self.read(chip, access: .pace)
-        #expect(read.result.error?.code == "paceNotSupported")
+        #expect(read.result.error?.code == .paceNotSupported)
         let dhIDForECDH = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 1)
         #expect(PACEParameters.supported(in: SecurityInfos(infos: [.pace(dhIDForECDH)])).isEmpty)
     }
@@ -139,7 +139,7 @@ struct PACEAccessTests {
     @Test(arguments: [1, 2, 3, 4])
     func wrongTagInAGeneralAuthenticateAnswerAborts(step: Int) async throws {
         let read = await Self.read(try Self.chip(faults: [.wrongTag(step: step)]), access: .pace)
-        #expect(read.result.error?.code == "paceMalformedResponse")
+        #expect(read.result.error?.code == .paceMalformedResponse)
         #expect(read.files.isEmpty || read.files.keys.allSatisfy { $0 == .cardAccess })
     }
 
@@ -147,13 +147,13 @@ struct PACEAccessTests {
     func invalidChipPublicKeyAborts(fault: VirtualPACE.Fault) async throws {
         for info in [Self.gmP256, Self.gmDH] {
             let read = await Self.read(try Self.chip([info], faults: [fault]), access: .pace)
-            #expect(read.result.error?.code == "paceInvalidPublicKey", "\(info.paceProtocol!.name)")
+            #expect(read.result.error?.code == .paceInvalidPublicKey, "\(info.paceProtocol!.name)")
         }
     }
 
     @Test func chipEchoingTheTerminalKeyAborts() async throws {
         let read = await Self.read(try Self.chip(faults: [.echoTerminalKey]), access: .pace)
-        #expect(read.result.error?.code == "pacePublicKeyReflected")
+        #expect(read.result.error?.code == .pacePublicKeyReflected)
     }
 
     @Test func badChipTokenAbortsAndKeepsNoSessionKeys() async throws {
@@ -165,7 +165,7 @@ struct PACEAccessTests {
         }
         #expect(channel.secureMessaging == nil)
         let read = await Self.read(try Self.chip(faults: [.badToken]), access: .pace)
-        #expect(read.result.error?.code == "paceTokenInvalid")
+        #expect(read.result.error?.code == .paceTokenInvalid)
     }
 
     // MARK: RELIABILITY PACE-07
@@ -179,12 +179,12 @@ struct PACEAccessTests {
         #expect(auto.result.access?.fallback?.reason.hasPrefix("paceInvalidPublicKey") == true)
         #expect(auto.files[.dg(1)] == Self.specimen.files[.dg(1)])
         let pace = await Self.read(try Self.chip(faults: [.invalidEphemeralKey]), access: .pace)
-        #expect(pace.result.error?.code == "paceInvalidPublicKey")
+        #expect(pace.result.error?.code == .paceInvalidPublicKey)
     }
 
     @Test func paceOnlyChipReportsThePACEFailureWhenBACIsNoFallback() async throws {
         let read = await Self.read(try Self.chip(bac: false, faults: [.echoTerminalKey]), access: .auto)
-        #expect(read.result.error?.code == "pacePublicKeyReflected")
+        #expect(read.result.error?.code == .pacePublicKeyReflected)
     }
 
     // MARK: RELIABILITY PACE-08

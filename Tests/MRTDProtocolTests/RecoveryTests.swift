@@ -101,7 +101,7 @@ import MRTDTranscript
                 #expect(read.result.dataGroupsSkipped.contains { $0.file == "DG\(number)" }, "\(label): DG\(number) missing")
             }
         case .failed:
-            let code = read.result.error?.code ?? "none"
+            let code = read.result.error?.code.rawValue ?? "none"
             #expect(allowed.contains(code), "\(label): unexpected error \(code): \(read.result.error?.message ?? "")")
             #expect(read.files.isEmpty)
         case .invalid, .unverified:
@@ -127,7 +127,7 @@ import MRTDTranscript
                 let (read, slot, elapsed) = try await Self.read(setup, faults: [index: fault])
                 slowest = max(slowest, elapsed)
                 let label = "\(setup.name) \(fault) at \(index)"
-                #expect(read.result.status == .valid, "\(label): \(read.result.error?.code ?? "") \(read.result.error?.message ?? "")")
+                #expect(read.result.status == .valid, "\(label): \(read.result.error?.code.rawValue ?? "") \(read.result.error?.message ?? "")")
                 Self.checkOutcome(read, setup, label, allowed: [])
                 let recovery = read.result.transport.recoveries.first
                 #expect(recovery?.kind == (fault == .removal ? "cardRemoved" : "chipTimeout"), "\(label)")
@@ -197,7 +197,7 @@ import MRTDTranscript
                     "chipAuthenticationKeyConfirmationFailed", "chipAuthenticationKeyReferenceRejected",
                     "chipAuthenticationFailed", "chipAuthenticationRefused", "chipAuthenticationMalformedResponse",
                 ])
-                outcomes[read.result.error?.code ?? read.result.status.rawValue, default: 0] += 1
+                outcomes[read.result.error?.code.rawValue ?? read.result.status.rawValue, default: 0] += 1
             }
         }
         print("FIGURES \(setup.name): status-word faults at each of \(total) exchanges: \(outcomes.sorted { $0.key < $1.key })")
@@ -241,7 +241,7 @@ import MRTDTranscript
         let (read, transcript) = await Transcript.record(
             transport: link, reader: .init(name: "virtual", backend: "virtual", capabilities: link.capabilities),
             options: try Self.options(setup))
-        #expect(read.result.error?.code == "cardRemoved")
+        #expect(read.result.error?.code == .cardRemoved)
         #expect(transcript.exchanges.last?.error == "cardRemoved")
         let replay = try await transcript.replay { $0.trustStore = try? Self.testTrust() }
         #expect(replay.mismatch == nil)
@@ -281,7 +281,7 @@ import MRTDTranscript
         for index in (total - 30)..<(total - 20) { faults[index] = .chip(.corruptMAC) }
         let (read, _, _) = try await Self.read(setup, faults: faults)
         #expect(read.result.status == .failed)
-        #expect(read.result.error?.code == "secureMessagingMACInvalid")
+        #expect(read.result.error?.code == .secureMessagingMACInvalid)
         #expect(read.result.transport.recoveries.count == 1)
     }
 
@@ -327,7 +327,7 @@ import MRTDTranscript
         let setup = try Self.bac()
         let (read, _, elapsed) = try await Self.read(setup, faults: [6: .removal], refusedReconnects: 100)
         #expect(read.result.status == .failed)
-        #expect(read.result.error?.code == "cardRemoved")
+        #expect(read.result.error?.code == .cardRemoved)
         #expect(read.result.transport.recoveries.filter { $0.kind == "reconnectFailed" }.count == 3)
         #expect(elapsed < .seconds(30))
     }
@@ -337,7 +337,7 @@ import MRTDTranscript
             for index in [0, 3, 6] {
                 let (read, slot, elapsed) = try await Self.read(setup, faults: [index: .mute])
                 #expect(read.result.status == .failed)
-                #expect(read.result.error?.code == "chipTimeout", "\(setup.name) at \(index)")
+                #expect(read.result.error?.code == .chipTimeout, "\(setup.name) at \(index)")
                 #expect(slot.connects == 4, "the first connection and three attempts")
                 #expect(elapsed < .seconds(30))
             }
@@ -349,7 +349,7 @@ import MRTDTranscript
         let (read, slot, _) = try await Self.read(
             setup, faults: [6: .removal], refusedReconnects: 100,
             recovery: .init(maxReconnects: 1000, deadline: .milliseconds(300), reconnectDelay: .milliseconds(20)))
-        #expect(read.result.error?.code == "cardRemoved")
+        #expect(read.result.error?.code == .cardRemoved)
         #expect(slot.connects == 1)
         #expect(read.result.transport.recoveries.count < 30)
     }
@@ -379,7 +379,7 @@ import MRTDTranscript
         let elapsed = clock.now - start
         #expect(elapsed < .seconds(2), "the cancelled read took \(elapsed) to end")
         #expect(result.status == .failed)
-        #expect(result.error?.code == "cancelled", "\(String(describing: result.error))")
+        #expect(result.error?.code == .cancelled, "\(String(describing: result.error))")
         #expect(attempts.current == 2, "no further attempt after the cancellation")
     }
 
@@ -393,7 +393,7 @@ import MRTDTranscript
         let setup = try Self.bac()
         let slot = VirtualCardSlot(configuration: setup.configuration, faults: [7: .removal])
         let read = await DocumentReader.read(transport: try await slot.connect(), options: try Self.options(setup))
-        #expect(read.result.error?.code == "cardRemoved")
+        #expect(read.result.error?.code == .cardRemoved)
         #expect(read.result.transport.apdus == 8)
         #expect(read.result.transport.recoveries.isEmpty)
     }
@@ -419,7 +419,7 @@ import MRTDTranscript
         other.accessKey = try MRZKey(documentNumber: "X12345678", dateOfBirth: "800101", dateOfExpiry: "300101")
         let (read, _, _) = try await Self.read(setup, faults: [6: .removal], reinserted: other)
         #expect(read.result.status == .failed)
-        #expect(read.result.error?.code == "accessDenied")
+        #expect(read.result.error?.code == .accessDenied)
     }
 
     // MARK: Length errors, 6982, missing EF.CardAccess
@@ -457,7 +457,7 @@ import MRTDTranscript
                               access: access, dataGroups: [1, 2])
             let (read, _, _) = try await Self.read(setup, faults: [:])
             #expect(read.result.status == .failed)
-            #expect(read.result.error?.code == (access == .auto ? "bacNotSupported" : "paceNotSupported"), "\(access)")
+            #expect(read.result.error?.code == (access == .auto ? .bacNotSupported : .paceNotSupported), "\(access)")
             #expect(read.result.transport.recoveries.isEmpty)
         }
     }

@@ -135,7 +135,7 @@ import MRTDTranscript
         let chip = Self.chip(Self.setups[0])
         let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(wrong), access: .bac))
         #expect(read.result.status == .failed)
-        #expect(read.result.error?.code == "accessDenied")
+        #expect(read.result.error?.code == .accessDenied)
         #expect(read.result.error?.message.contains("access denied") == true)
         #expect(read.result.error?.message.contains("L898902C3") == false, "no MRZ data in messages")
         #expect(read.files.isEmpty)
@@ -154,7 +154,7 @@ import MRTDTranscript
         let chip = Self.chip(Self.setups[0]) { $0.corruptMACAtExchange = [5] }
         let read = await DocumentReader.read(
             transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac, recovery: .none))
-        #expect(read.result.error?.code == "secureMessagingMACInvalid")
+        #expect(read.result.error?.code == .secureMessagingMACInvalid)
         #expect(read.files.isEmpty, "a failed read hands out no files")
         #expect(read.result.transport.apdus == 6, "no command after the bad MAC")
     }
@@ -230,7 +230,7 @@ import MRTDTranscript
         files[.dg(1)] = [0x61, 0x80] + Array(files[.dg(1)]!.dropFirst(2)) + [0x00, 0x00]
         let read = await DocumentReader.read(
             transport: Self.chip(Self.setups[0], files: files), options: ReadOptions(accessKey: .mrz(Self.key)))
-        #expect(read.result.error?.code == "malformedFile")
+        #expect(read.result.error?.code == .malformedFile)
     }
 
     @Test func aHeaderDeclaringFourGigabytesIsRejectedBeforeReading() async throws {
@@ -238,7 +238,7 @@ import MRTDTranscript
         files[.dg(2)] = [0x75, 0x84, 0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 300)
         let read = await DocumentReader.read(
             transport: Self.chip(Self.setups[3], files: files), options: ReadOptions(accessKey: .mrz(Self.key)))
-        #expect(read.result.error?.code == "fileTooLarge")
+        #expect(read.result.error?.code == .fileTooLarge)
         #expect(read.result.error?.message.contains("4294967301") == true)
     }
 
@@ -248,7 +248,7 @@ import MRTDTranscript
         for setup in [Self.setups[0], Self.setups[3], Self.setups[7]] {
             let read = await DocumentReader.read(
                 transport: Self.chip(setup, files: files), options: ReadOptions(accessKey: .mrz(Self.key)))
-            #expect(read.result.error?.code == "fileTruncated", "\(setup.name)")
+            #expect(read.result.error?.code == .fileTruncated, "\(setup.name)")
         }
     }
 

@@ -165,7 +165,7 @@ import MRTDSimulation
             let read = await DocumentReader.read(transport: connection, options: Self.options)
             await connection.close()
             slowest = max(slowest, clock.now - start)
-            #expect(read.result.error?.code == "cardRemoved", "removed after \(index) APDUs: \(read.result.error?.message ?? "no error")")
+            #expect(read.result.error?.code == .cardRemoved, "removed after \(index) APDUs: \(read.result.error?.message ?? "no error")")
             #expect(read.files.isEmpty)
             #expect(read.result.transport.apdus == index + 1, "the APDU that found the card gone is the last")
             // The backend noticed: no card until the next one is presented.
@@ -326,7 +326,7 @@ import MRTDSimulation
         let elapsed = clock.now - start
         print("libnfc shutdown with a blocked exchange took \(elapsed)")
         #expect(elapsed < .seconds(2))
-        #expect(result.result.error?.code == "readerUnavailable")
+        #expect(result.result.error?.code == .readerUnavailable)
         #expect(emulator.statistics.aborts >= 1, "libnfc sent the PN532 an abort (ACK frame)")
         await connection.close()
     }

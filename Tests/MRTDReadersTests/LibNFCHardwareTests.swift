@@ -41,7 +41,7 @@ import Testing
         // No personal data in the output: figures only.
         print("LibNFCHardwareTests: \((connection as? LibNFCConnection)?.modulation ?? "?"), ATR \(connection.atr.hex), "
             + "status \(read.result.status), \(read.result.transport.apdus) APDUs, \(read.result.transport.fileBytes) file bytes, \(elapsed)")
-        #expect(read.result.error == nil, "\(read.result.error?.code ?? "")")
+        #expect(read.result.error == nil, "\(read.result.error?.code.rawValue ?? "")")
         #expect(read.files[.dg(1)] != nil)
         #expect(read.files[.sod] != nil)
     }

@@ -56,15 +56,15 @@ import MRTDSimulation
                 let (read, served) = try await Self.readThroughPCSC(
                     chip, options: options, daemon: daemon, backend: backend, events: events)
                 let t = read.result.transport
-                print("PCSC QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code ?? "") in \(t.apdus) APDUs; "
+                print("PCSC QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code.rawValue ?? "") in \(t.apdus) APDUs; "
                       + "adjustments \(t.adjustments.count), recoveries \(t.recoveries.map(\.kind))")
                 #expect(t.apdus == served, "\(scenario): every APDU reached the card")
                 if let code = scenario.expectedError {
                     #expect(read.result.status == .failed, "\(scenario)")
-                    #expect(read.result.error?.code == code, "\(scenario): \(read.result.error?.message ?? "")")
+                    #expect(read.result.error?.code.rawValue == code, "\(scenario): \(read.result.error?.message ?? "")")
                     #expect(read.files.isEmpty)
                 } else {
-                    #expect(read.result.status == .valid, "\(scenario): \(read.result.error?.code ?? "") \(read.result.error?.message ?? "")")
+                    #expect(read.result.status == .valid, "\(scenario): \(read.result.error?.code.rawValue ?? "") \(read.result.error?.message ?? "")")
                     #expect(read.files == reference.files, "\(scenario): files differ from the well-behaved chip's")
                 }
                 if let expected = scenario.expectedActiveAuthentication {
@@ -89,7 +89,7 @@ import MRTDSimulation
             let wrong = ReadOptions(accessKey: .mrz(FieldQuirkScenario.wrongKey), access: .bac)
             for attempt in 1...VirtualChip.lockThreshold {
                 let (read, _) = try await Self.readThroughPCSC(chip, options: wrong, daemon: daemon, backend: backend, events: events)
-                #expect(read.result.error?.code == "accessDenied")
+                #expect(read.result.error?.code == .accessDenied)
                 #expect(await chip.failedAccessAttempts == attempt, "one authentication per read")
             }
             // The chip no longer answers: the card is deactivated on the first command.
@@ -97,7 +97,7 @@ import MRTDSimulation
             let started = ContinuousClock.now
             let (read, _) = try await Self.readThroughPCSC(chip, options: right, daemon: daemon, backend: backend, events: events)
             #expect(read.result.status == .failed)
-            let code = read.result.error?.code ?? ""
+            let code = read.result.error?.code.rawValue ?? ""
             #expect(["cardRemoved", "chipTimeout"].contains(code), "\(code)")
             #expect(read.files.isEmpty)
             #expect(ContinuousClock.now - started < .seconds(30))
@@ -125,7 +125,7 @@ import MRTDSimulation
             wrong.accessKey = .mrz(FieldQuirkScenario.wrongKey)
             let (refused, _) = try await Self.readThroughPCSC(
                 VirtualChip(configuration: config), options: wrong, daemon: daemon, backend: backend, events: events)
-            #expect(refused.result.error?.code == "accessDenied", "\(refused.result.error?.message ?? "")")
+            #expect(refused.result.error?.code == .accessDenied, "\(refused.result.error?.message ?? "")")
             await events.stop()
         }
     }

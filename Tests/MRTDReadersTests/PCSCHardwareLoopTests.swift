@@ -133,7 +133,7 @@ import MRTDSimulation
                 }
                 slowest = max(slowest, clock.now - start)
                 #expect(read.result.status == .failed, "APDU \(index)")
-                #expect(read.result.error?.code == "cardRemoved", "APDU \(index): \(String(describing: read.result.error))")
+                #expect(read.result.error?.code == .cardRemoved, "APDU \(index): \(String(describing: read.result.error))")
                 #expect(card.apdusServed == index)
                 #expect(backend.openConnections == 0, "a handle is left open after removal at APDU \(index)")
                 let removed = await events.next { $0.isCardRemoved && $0.readerName == Self.reader }
@@ -175,7 +175,7 @@ import MRTDSimulation
             let broken = try await Support.within(.seconds(15), "read while pcscd was killed") { await inFlight.value }
             await connection.close()
             #expect(broken.result.status == .failed)
-            #expect(broken.result.error?.code == "readerUnavailable",
+            #expect(broken.result.error?.code == .readerUnavailable,
                     "\(String(describing: broken.result.error))")
             #expect(backend.openConnections == 0)
 

@@ -67,7 +67,7 @@ extension PCSCHardwareLoopTests {
             let bac = try #require(transcript.exchanges.firstIndex { $0.command.hasPrefix("0082") })
             let badBAC = try await Self.flip(file: file, into: directory, exchange: bac, field: "response").replay()
             #expect(badBAC.read.result.status == .failed)
-            #expect(badBAC.read.result.error?.code == "authenticationFailed")
+            #expect(badBAC.read.result.error?.code == .authenticationFailed)
             #expect(badBAC.read.result.transport.apdus == bac + 1)
             #expect(badBAC.mismatch == nil)
 
@@ -77,7 +77,7 @@ extension PCSCHardwareLoopTests {
             let protected = count - 1
             let run = try await Self.flip(file: file, into: directory, exchange: protected, field: "response").replay()
             #expect(run.read.result.status == .failed)
-            #expect(run.read.result.error?.code == "secureMessagingMACInvalid")
+            #expect(run.read.result.error?.code == .secureMessagingMACInvalid)
             #expect(run.read.result.transport.recoveries.first?.kind == "secureMessagingMACInvalid")
             #expect(run.mismatch?.index == protected + 1)
             #expect(run.read.result.transport.apdus == protected + 2)

@@ -76,7 +76,7 @@ import MRTDTranscript
         transcript.exchanges[index].response = response.hex
         let replay = try await transcript.replay()
         #expect(replay.read.result.status == .failed)
-        #expect(replay.read.result.error?.code == "secureMessagingMACInvalid")
+        #expect(replay.read.result.error?.code == .secureMessagingMACInvalid)
         // The read re-authenticates once after a bad MAC (docs/reliability.md); the recording has no
         // such command, so the replay stops at the next index.
         #expect(replay.mismatch?.index == index + 1)

@@ -38,7 +38,7 @@ struct RecordedRead {
         let random = RecordingRandom(SystemRandom())
         let read = await DocumentReader.read(transport: recorder, options: variant.options, random: random)
         guard read.result.status != .failed else {
-            throw BenchError.readFailed(variant.name, read.result.error?.code ?? "?")
+            throw BenchError.readFailed(variant.name, read.result.error?.code.rawValue ?? "?")
         }
         return RecordedRead(variant: variant, exchanges: recorder.exchanges, random: random.recorded, result: read.result,
                             files: read.files)
