@@ -4,6 +4,7 @@ public import MRTDCore
 import Hummingbird
 public import MRTDClient
 import MRTDPlatform
+public import MRTDProtocol
 
 /// The layer that turns a client's bytes into an API request: content type and length checks,
 /// the strict JSON decoding of `POST /v1/reads` bodies, the access secret, the query parameters and
@@ -55,7 +56,7 @@ public enum APIRequestDecoding {
 
     /// The access part of a request → the secret its job holds (MRZ parsed, key fields checked, CAN
     /// six digits).
-    public static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessSecret.Value {
+    public static func accessSecret(_ access: ReadJobRequest.Access) throws(APIError) -> AccessKey {
         let given = [access.mrz != nil, access.mrzKey != nil, access.can != nil].filter { $0 }.count
         guard given == 1 else { throw .invalidRequest("access: give exactly one of mrz, mrzKey, can") }
         do {

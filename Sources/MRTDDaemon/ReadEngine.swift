@@ -11,32 +11,19 @@ public import MRTDClient
 /// moment the read ends. (Swift strings cannot be zeroed in place: dropping the last reference is
 /// what is possible; the session keys derived from it are wiped by the protocol layer.)
 public final class AccessSecret: Sendable {
-    /// What the caller gave.
-    public enum Value: Sendable {
-        case mrz(MRZKey)
-        case can(String)
-    }
-    private let value: Mutex<Value?>
+    private let key: Mutex<AccessKey?>
 
-    public init(_ value: Value) {
-        self.value = Mutex(value)
+    public init(_ key: AccessKey) {
+        self.key = Mutex(key)
     }
 
-    /// The secret, or nil once wiped.
-    public func take() -> Value? { value.withLock { $0 } }
+    /// The key, or nil once wiped.
+    public func take() -> AccessKey? { key.withLock { $0 } }
 
-    public func wipe() { value.withLock { $0 = nil } }
+    public func wipe() { key.withLock { $0 = nil } }
 
-    /// `MRZ` or `CAN`, for logs and metrics.
-    public var kind: String {
-        value.withLock { value in
-            switch value {
-            case .mrz: return "MRZ"
-            case .can: return "CAN"
-            case nil: return "wiped"
-            }
-        }
-    }
+    /// `MRZ` or `CAN` (`wiped` once wiped), for logs and metrics.
+    public var kind: String { key.withLock { $0?.passwordType ?? "wiped" } }
 }
 
 /// What a job asks the engine to do.
@@ -53,7 +40,7 @@ public struct ReadParameters: Sendable {
 /// builds can pass their own engine to `Daemon`).
 public protocol ReadEngine: Sendable {
     /// Refuses, before a job is created, what this engine cannot do (a CAN under the `bac` policy).
-    func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(SchedulerError)
+    func validate(access: AccessKey, policy: AccessPolicy) throws(SchedulerError)
     /// Reads the chip behind `transport`. After a link fault (card pulled, chip silent) `reconnect`
     /// gives a fresh link to the card when it is presented again, so the read can resume. A failed
     /// read is a result with `status: failed`.
@@ -94,7 +81,7 @@ public struct StandardReadEngine: ReadEngine {
         self.trust = trust
     }
 
-    public func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(SchedulerError) {
+    public func validate(access: AccessKey, policy: AccessPolicy) throws(SchedulerError) {
         // A CAN is a PACE password only (BSI TR-03110-2); BAC has no use for it.
         if case .can = access, policy == .bac { throw .canNeedsPACE }
     }
@@ -103,11 +90,7 @@ public struct StandardReadEngine: ReadEngine {
         transport: any APDUTransport, reconnect: @escaping @Sendable () async throws -> any APDUTransport,
         parameters: ReadParameters, progress: @escaping ReadProgressHandler
     ) async -> DocumentReader.Read {
-        let key: AccessKey
-        switch parameters.access.take() {
-        case .mrz(let mrzKey)?: key = .mrz(mrzKey)
-        case .can(let can)?: key = .can(can)
-        case nil:
+        guard let key = parameters.access.take() else {
             return DocumentReader.Read(
                 result: ReadResult(status: .failed, error: .init(code: .cancelled, message: "the access key was wiped before the read")),
                 files: [:])

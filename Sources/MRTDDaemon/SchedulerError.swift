@@ -10,7 +10,7 @@ public struct ReadJobOrder: Sendable {
     /// Read on this reader only; any reader when nil.
     public var reader: String?
     /// The access secret (an MRZ key or a CAN already checked for form).
-    public var access: AccessSecret.Value
+    public var access: AccessKey
     /// Data groups besides DG1 and DG2; nil: DG14 and DG15.
     public var dataGroups: [Int]?
     /// Narrows the daemon's access policy for this job.
@@ -19,7 +19,7 @@ public struct ReadJobOrder: Sendable {
     public var timeoutSeconds: Double?
 
     public init(
-        reader: String? = nil, access: AccessSecret.Value, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
+        reader: String? = nil, access: AccessKey, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
         timeoutSeconds: Double? = nil
     ) {
         self.reader = reader

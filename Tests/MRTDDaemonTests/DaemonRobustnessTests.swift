@@ -321,7 +321,7 @@ final class RecordingEngine: ReadEngine, @unchecked Sendable {
     var secrets: [AccessSecret] { recorded.current }
     var trustStore: TrustStoreSummary { inner.trustStore }
 
-    func validate(access: AccessSecret.Value, policy: AccessPolicy) throws(SchedulerError) {
+    func validate(access: AccessKey, policy: AccessPolicy) throws(SchedulerError) {
         try inner.validate(access: access, policy: policy)
     }
 
