@@ -3,13 +3,6 @@
 /// is itself covered by a passing passive authentication. Until then the check says
 /// `passed-unverified-key`, never a bare `passed`.
 public enum AuthenticationVerdict {
-    /// The chip proved it holds the key; the key's file is not (yet) verified.
-    public static let passedUnverifiedKey = "passed-unverified-key"
-    /// The chip proved it holds the key and passive authentication covered the key's file.
-    public static let passed = "passed"
-    /// The check failed.
-    public static let failed = "failed"
-
     /// Turns a `passed-unverified-key` check into `passed` only when passive authentication passed
     /// and the hash of the key's file (DG14, EF.CardSecurity, DG15) was verified against the SOD.
     ///
@@ -22,21 +15,21 @@ public enum AuthenticationVerdict {
     public static func gated(
         _ check: ReadResult.Check, keyFileHashValid: Bool?, passiveAuthenticationPassed: Bool
     ) -> ReadResult.Check {
-        guard check.result == passedUnverifiedKey || check.result == passed else { return check }
+        guard check.result == .passedUnverifiedKey || check.result == .passed else { return check }
         var gated = check
         let file = check.keyFile ?? "key file"
         switch (keyFileHashValid, passiveAuthenticationPassed) {
         case (false?, _):
-            gated.result = failed
+            gated.result = .failed
             gated.reason = "keyFileHashMismatch: \(file)"
         case (true?, true):
-            gated.result = passed
+            gated.result = .passed
             gated.reason = nil
         case (true?, false):
-            gated.result = passedUnverifiedKey
+            gated.result = .passedUnverifiedKey
             gated.reason = "passiveAuthenticationNotPassed: \(file)"
         case (nil, _):
-            gated.result = passedUnverifiedKey
+            gated.result = .passedUnverifiedKey
             gated.reason = "keyFileUnverified: \(file)"
         }
         return gated

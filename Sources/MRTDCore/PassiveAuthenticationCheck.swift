@@ -3,7 +3,7 @@ extension ReadResult {
     /// and what it was based on. Same `result` / `reason` shape as ``Check``, plus details.
     public struct PassiveAuthenticationCheck: Sendable, Equatable, Codable {
         /// `passed`, `failed` or `notPerformed`.
-        public var result: String
+        public var result: CheckResult
         /// A stable code: `sodSignatureInvalid`, `cscaNotFound`, `dscRevoked`,
         /// `dataGroupHashMismatch`, `noTrustStore`, … (`PassiveAuthenticationReason`).
         public var reason: String?
@@ -25,7 +25,7 @@ extension ReadResult {
         public var warnings: [String]?
 
         public init(
-            result: String, reason: String? = nil, detail: String? = nil, signatureAlgorithm: String? = nil,
+            result: CheckResult, reason: String? = nil, detail: String? = nil, signatureAlgorithm: String? = nil,
             digestAlgorithm: String? = nil, dsc: CertificateInfo? = nil, csca: CertificateInfo? = nil,
             dataGroupHashes: [String: String]? = nil, warnings: [String]? = nil
         ) {
@@ -42,7 +42,7 @@ extension ReadResult {
 
         /// Not performed, for `reason` (`noTrustStore`, …).
         public static func notPerformed(_ reason: String) -> PassiveAuthenticationCheck {
-            PassiveAuthenticationCheck(result: "notPerformed", reason: reason)
+            PassiveAuthenticationCheck(result: .notPerformed, reason: reason)
         }
     }
 

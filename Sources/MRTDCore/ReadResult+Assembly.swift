@@ -54,8 +54,8 @@ extension ReadResult {
         }
         let status: Status
         switch checks.passiveAuthentication.result {
-        case "passed": status = .valid
-        case "failed": status = .invalid
+        case .passed: status = .valid
+        case .failed: status = .invalid
         default: status = .unverified
         }
         var result = ReadResult(

@@ -208,7 +208,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
         /// is not yet covered by a passing passive authentication; see ``AuthenticationVerdict``);
         /// the TR-03135 checks also `undetermined` (the check ran but could not decide, e.g. no
         /// usable CRL for revocation, or a country code with no ISO 3166 counterpart).
-        public var result: String
+        public var result: CheckResult
         /// A stable code or a short readable reason.
         public var reason: String?
         /// The protocol that ran (`id-CA-ECDH-AES-CBC-CMAC-128`, `id-AA`).
@@ -222,7 +222,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var keyFile: String?
         /// A readable explanation of `result` and `reason` (never personal data).
         public var detail: String?
-        public init(result: String, reason: String? = nil, protocol: String? = nil, keyAgreement: String? = nil,
+        public init(result: CheckResult, reason: String? = nil, protocol: String? = nil, keyAgreement: String? = nil,
                     algorithm: String? = nil, keyFile: String? = nil, detail: String? = nil) {
             self.result = result
             self.reason = reason
@@ -233,7 +233,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
             self.detail = detail
         }
         public static func notPerformed(_ reason: String) -> Check {
-            Check(result: "notPerformed", reason: reason)
+            Check(result: .notPerformed, reason: reason)
         }
     }
 

@@ -6,7 +6,7 @@
 /// credentials were configured and DG3 or DG4 was asked for.
 public struct TerminalAuthenticationCheck: Sendable, Equatable, Codable {
     /// `passed`, `failed` or `notPerformed`.
-    public var result: String
+    public var result: CheckResult
     /// A stable code (failures and `notPerformed`).
     public var reason: String?
     /// A readable explanation (certificate names and status words; never key material).
@@ -21,7 +21,7 @@ public struct TerminalAuthenticationCheck: Sendable, Equatable, Codable {
     /// The EAC-protected data groups the chain's access rights grant, of those asked for.
     public var grantedDataGroups: [Int]?
 
-    public init(result: String, reason: String? = nil, detail: String? = nil, chain: [String]? = nil,
+    public init(result: CheckResult, reason: String? = nil, detail: String? = nil, chain: [String]? = nil,
                 algorithm: String? = nil, keySource: String? = nil, grantedDataGroups: [Int]? = nil) {
         self.result = result
         self.reason = reason
@@ -33,6 +33,6 @@ public struct TerminalAuthenticationCheck: Sendable, Equatable, Codable {
     }
 
     public static func notPerformed(_ reason: String, detail: String? = nil) -> Self {
-        .init(result: "notPerformed", reason: reason, detail: detail)
+        .init(result: .notPerformed, reason: reason, detail: detail)
     }
 }

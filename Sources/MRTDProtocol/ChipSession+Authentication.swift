@@ -93,7 +93,7 @@ final class SessionAuthentication {
         do {
             securityInfos = try SecurityInfos(dg14: dg14)
         } catch {
-            checks.chipAuthentication = .init(result: AuthenticationVerdict.failed,
+            checks.chipAuthentication = .init(result: CheckResult.failed,
                                               reason: ChipAuthenticationFailure.securityInfosMalformed.code, keyFile: "DG14")
             warnings.append("DG14: \(error)")
             return
@@ -110,13 +110,13 @@ final class SessionAuthentication {
             chipAuthenticationOutcome = outcome
             let domain = outcome.domainName ?? "\(outcome.fieldBits)-bit explicit"
             checks.chipAuthentication = .init(
-                result: AuthenticationVerdict.passedUnverifiedKey, reason: "keyFileUnverified: DG14",
+                result: CheckResult.passedUnverifiedKey, reason: "keyFileUnverified: DG14",
                 protocol: outcome.caProtocol.name + (outcome.version == 2 ? " v2" : ""),
                 keyAgreement: "\(outcome.keyAgreement.rawValue) \(domain)", keyFile: "DG14")
         } catch ProtocolError.chipAuthentication(let failure, let detail) {
             // Without secure messaging nothing more can be read: the failure is the read's result.
             guard channel.secureMessaging != nil else { throw ProtocolError.chipAuthentication(failure, detail: detail) }
-            checks.chipAuthentication = .init(result: AuthenticationVerdict.failed, reason: failure.code, keyFile: "DG14")
+            checks.chipAuthentication = .init(result: CheckResult.failed, reason: failure.code, keyFile: "DG14")
             warnings.append("Chip Authentication failed (\(failure.code)): \(detail); "
                 + "the files after it were read under the previous session keys")
         }
@@ -144,7 +144,7 @@ final class SessionAuthentication {
         do {
             key = try ActiveAuthenticationPublicKey(dg15: dg15)
         } catch {
-            checks.activeAuthentication = .init(result: AuthenticationVerdict.failed, reason: "activeAuthenticationKeyInvalid", keyFile: "DG15")
+            checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationKeyInvalid", keyFile: "DG15")
             warnings.append("DG15: \(error)")
             return
         }
@@ -155,16 +155,16 @@ final class SessionAuthentication {
             let v = outcome.verification
             let algorithm = [v.algorithm, v.digest?.rawValue, v.signatureFormat].compactMap { $0 }.joined(separator: " ")
             checks.activeAuthentication = v.isValid
-                ? .init(result: AuthenticationVerdict.passedUnverifiedKey, reason: "keyFileUnverified: DG15",
+                ? .init(result: CheckResult.passedUnverifiedKey, reason: "keyFileUnverified: DG15",
                         protocol: "id-AA", algorithm: algorithm, keyFile: "DG15")
-                : .init(result: AuthenticationVerdict.failed, reason: "activeAuthenticationSignatureInvalid: \(v.failure ?? "")",
+                : .init(result: CheckResult.failed, reason: "activeAuthenticationSignatureInvalid: \(v.failure ?? "")",
                         protocol: "id-AA", algorithm: algorithm, keyFile: "DG15")
         } catch ProtocolError.commandFailed(_, let sw) {
-            checks.activeAuthentication = .init(result: AuthenticationVerdict.failed, reason: "activeAuthenticationRefused \(sw)",
+            checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationRefused \(sw)",
                                                 protocol: "id-AA", keyFile: "DG15")
         } catch let error as ProtocolError where Self.isSecureMessagingFailure(error) {
             // All files are read; a chip that breaks secure messaging here fails AA, not the read.
-            checks.activeAuthentication = .init(result: AuthenticationVerdict.failed, reason: "activeAuthenticationSessionLost: \(error.code)",
+            checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationSessionLost: \(error.code)",
                                                 protocol: "id-AA", keyFile: "DG15")
         }
     }

@@ -173,7 +173,7 @@ extension ChipSession {
                 // The chip must prove the same static key again: a different chip ends the read.
                 let check = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity, cardAccess: cardAccess)
                 guard check.result == camCheck.result else {
-                    throw ProtocolError.authenticationFailed("PACE-CAM after re-authentication: \(check.reason ?? check.result)")
+                    throw ProtocolError.authenticationFailed("PACE-CAM after re-authentication: \(check.reason ?? check.result.rawValue)")
                 }
             }
             if applicationSelected {

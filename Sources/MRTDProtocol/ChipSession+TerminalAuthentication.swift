@@ -25,7 +25,7 @@ extension ChipSession {
         do {
             efCVCA = try await authentication.confirming { try await readRecovering(.cvca, with: reader) }
         } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied {
-            return .init(result: AuthenticationVerdict.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code,
+            return .init(result: CheckResult.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code,
                          detail: "EF.CVCA cannot be read")
         }
         let date = options.terminalDate ?? CVDate(Date())
@@ -37,12 +37,12 @@ extension ChipSession {
                     channel: channel, chain: chain, chipIdentifier: chipIdentifier,
                     terminalEphemeralKey: ca.terminalPublicKey, keyAgreement: ca.keyAgreement)
             }
-            return .init(result: AuthenticationVerdict.passed, chain: outcome.chain, algorithm: outcome.algorithm,
+            return .init(result: CheckResult.passed, chain: outcome.chain, algorithm: outcome.algorithm,
                          keySource: chain.key.source, grantedDataGroups: chain.grantedDataGroups)
         } catch ProtocolError.terminalAuthentication(let failure, let detail) {
-            return .init(result: AuthenticationVerdict.failed, reason: failure.code, detail: detail)
+            return .init(result: CheckResult.failed, reason: failure.code, detail: detail)
         } catch let error as TLVError {
-            return .init(result: AuthenticationVerdict.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code,
+            return .init(result: CheckResult.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code,
                          detail: "EF.CVCA: \(error)")
         }
     }

@@ -26,11 +26,11 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
     /// With `aa-6a88` (irmamobile#672), what `checks.activeAuthentication` must say and how many
     /// INTERNAL AUTHENTICATE the chip refuses: without DG15 none is sent and AA is `notPerformed`
     /// (`noDG15`); with DG15 signed in the SOD the refusal is reported, AA `failed`, and not retried.
-    public var expectedActiveAuthentication: (result: String, reason: String, internalAuthenticates: Int)? {
+    public var expectedActiveAuthentication: (result: CheckResult, reason: String, internalAuthenticates: Int)? {
         guard quirk == .aa6A88 else { return nil }
         return configuration.files[.dg(15)] == nil
-            ? ("notPerformed", "noDG15", 0)
-            : (AuthenticationVerdict.failed, "activeAuthenticationRefused 6A88", 1)
+            ? (.notPerformed, "noDG15", 0)
+            : (.failed, "activeAuthenticationRefused 6A88", 1)
     }
 
     /// The read options for this scenario (the trust store is the caller's).

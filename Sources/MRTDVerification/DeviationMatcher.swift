@@ -113,7 +113,7 @@ struct DeviationMatcher {
             }
         case .mrzWrongData:
             affects = description.parameter.map(Self.mrzFieldName)
-            if checks.accessKeyMatch?.result == "failed" {
+            if checks.accessKeyMatch?.result == .failed {
                 tolerate("accessKeyMatch", "the chip's MRZ differs from the printed one, a listed defect")
             }
         case .mrzWrongCheckDigit:
@@ -122,7 +122,7 @@ struct DeviationMatcher {
                 tolerate("documentInfo", "the wrong check digit in DG1 is a listed defect")
             }
         case .aaKeyCompromised:
-            if checks.activeAuthentication.result.hasPrefix(AuthenticationVerdict.passed) {
+            if [.passed, .passedUnverifiedKey].contains(checks.activeAuthentication.result) {
                 refuse("activeAuthentication",
                        "the issuer declares the Active Authentication key compromised: a passed Active Authentication proves nothing against cloning")
             }

@@ -63,44 +63,44 @@ public enum InspectionChecks {
             }
         }
         if checked.isEmpty {
-            return (ReadResult.Check(result: "notPerformed", reason: Reason.dataGroupsNotRead,
+            return (ReadResult.Check(result: .notPerformed, reason: Reason.dataGroupsNotRead,
                                      detail: "neither DG1 nor DG2 was read"), [])
         }
         if failed.isEmpty {
-            return (ReadResult.Check(result: "passed", detail: "\(checked.joined(separator: ", ")) well-formed"), [])
+            return (ReadResult.Check(result: .passed, detail: "\(checked.joined(separator: ", ")) well-formed"), [])
         }
-        return (ReadResult.Check(result: "failed", reason: reasons.joined(separator: ","),
+        return (ReadResult.Check(result: .failed, reason: reasons.joined(separator: ","),
                                  detail: details.joined(separator: "; ")), failed)
     }
 
     /// The document's date of expiry from DG1 against `date`: valid through the day it names (UTC).
     public static func documentExpiry(mrz: MRZ?, at date: Date) -> ReadResult.Check {
         guard let mrz else {
-            return ReadResult.Check(result: "notPerformed", reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+            return ReadResult.Check(result: .notPerformed, reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
         }
         guard let iso = mrz.dateOfExpiry.iso8601, let end = endOfDay(iso) else {
-            return ReadResult.Check(result: "undetermined", reason: Reason.expiryDateIncomplete,
+            return ReadResult.Check(result: .undetermined, reason: Reason.expiryDateIncomplete,
                                     detail: "DG1's date of expiry is not a complete calendar date")
         }
         if date >= end {
-            return ReadResult.Check(result: "failed", reason: Reason.documentExpired,
+            return ReadResult.Check(result: .failed, reason: Reason.documentExpired,
                                     detail: "the document's date of expiry (DG1) has passed")
         }
-        return ReadResult.Check(result: "passed", detail: "the document has not expired")
+        return ReadResult.Check(result: .passed, detail: "the document has not expired")
     }
 
     /// DG1's document number, date of birth and date of expiry against the MRZ key that opened the
     /// chip. With a CAN there is nothing to compare (`notPerformed`).
     public static func accessKeyMatch(mrz: MRZ?, accessKey: MRZKey?, password: String?) -> ReadResult.Check {
         if password == "CAN" {
-            return ReadResult.Check(result: "notPerformed", reason: Reason.canAccess,
+            return ReadResult.Check(result: .notPerformed, reason: Reason.canAccess,
                                     detail: "the chip was opened with a CAN: no MRZ key to compare")
         }
         guard let accessKey else {
-            return ReadResult.Check(result: "notPerformed", reason: Reason.noAccessKey, detail: "no MRZ access key (offline verification)")
+            return ReadResult.Check(result: .notPerformed, reason: Reason.noAccessKey, detail: "no MRZ access key (offline verification)")
         }
         guard let mrz else {
-            return ReadResult.Check(result: "undetermined", reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+            return ReadResult.Check(result: .undetermined, reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
         }
         let fromChip = mrz.accessKey
         func normalized(_ s: String) -> String { s.uppercased().filter { $0 != "<" } }
@@ -109,9 +109,9 @@ public enum InspectionChecks {
         if fromChip.dateOfBirth != accessKey.dateOfBirth { differing.append("dateOfBirth") }
         if fromChip.dateOfExpiry != accessKey.dateOfExpiry { differing.append("dateOfExpiry") }
         if differing.isEmpty {
-            return ReadResult.Check(result: "passed", detail: "DG1 matches the MRZ key used to open the chip")
+            return ReadResult.Check(result: .passed, detail: "DG1 matches the MRZ key used to open the chip")
         }
-        return ReadResult.Check(result: "failed", reason: Reason.mrzMismatch,
+        return ReadResult.Check(result: .failed, reason: Reason.mrzMismatch,
                                 detail: "DG1 differs from the MRZ key used to open the chip in: \(differing.joined(separator: ", "))")
     }
 
@@ -120,49 +120,49 @@ public enum InspectionChecks {
     /// chain verified is compared.
     public static func issuingCountry(mrz: MRZ?, report: PassiveAuthenticationReport?) -> ReadResult.Check {
         guard let report, report.signatureAndChainValid, let dsc = report.dsc, let csca = report.csca else {
-            return ReadResult.Check(result: "notPerformed", reason: Reason.signerNotVerified,
+            return ReadResult.Check(result: .notPerformed, reason: Reason.signerNotVerified,
                                     detail: "no document signer verified by passive authentication")
         }
         guard let mrz else {
-            return ReadResult.Check(result: "undetermined", reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+            return ReadResult.Check(result: .undetermined, reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
         }
         let state = mrz.issuingState
         guard let expected = IssuingStateCode.alpha2(forICAO: state) else {
-            return ReadResult.Check(result: "undetermined", reason: Reason.issuingStateUnmapped,
+            return ReadResult.Check(result: .undetermined, reason: Reason.issuingStateUnmapped,
                                     detail: "issuing state \(state) has no ISO 3166 country to compare with")
         }
         guard let dscCountry = dsc.subject.country, let cscaCountry = csca.subject.country else {
-            return ReadResult.Check(result: "undetermined", reason: Reason.certificateCountryMissing,
+            return ReadResult.Check(result: .undetermined, reason: Reason.certificateCountryMissing,
                                     detail: "the DSC or CSCA has no countryName")
         }
         if dscCountry == expected, cscaCountry == expected {
-            return ReadResult.Check(result: "passed", detail: "issuing state \(state) = \(expected), DSC and CSCA country \(expected)")
+            return ReadResult.Check(result: .passed, detail: "issuing state \(state) = \(expected), DSC and CSCA country \(expected)")
         }
-        return ReadResult.Check(result: "failed", reason: Reason.countryMismatch,
+        return ReadResult.Check(result: .failed, reason: Reason.countryMismatch,
                                 detail: "issuing state \(state) (\(expected)), but DSC country \(dscCountry) and CSCA country \(cscaCountry)")
     }
 
     /// Revocation of the DSC, from passive authentication's CRL check.
     public static func revocation(report: PassiveAuthenticationReport?) -> ReadResult.Check {
         guard let report, report.result != .notPerformed else {
-            return ReadResult.Check(result: "notPerformed", reason: "noTrustStore", detail: "passive authentication not performed")
+            return ReadResult.Check(result: .notPerformed, reason: "noTrustStore", detail: "passive authentication not performed")
         }
         if report.reason == .dscRevoked {
-            return ReadResult.Check(result: "failed", reason: Reason.dscRevoked, detail: report.detail)
+            return ReadResult.Check(result: .failed, reason: Reason.dscRevoked, detail: report.detail)
         }
         guard report.signatureAndChainValid else {
-            return ReadResult.Check(result: "notPerformed", reason: Reason.signerNotVerified,
+            return ReadResult.Check(result: .notPerformed, reason: Reason.signerNotVerified,
                                     detail: "the document signer's chain did not verify, so revocation was not looked up")
         }
         if report.warnings.contains("revocationNotChecked") {
-            return ReadResult.Check(result: "undetermined", reason: Reason.revocationNotChecked,
+            return ReadResult.Check(result: .undetermined, reason: Reason.revocationNotChecked,
                                     detail: "no CRL signed by the document's CSCA is loaded")
         }
         if report.warnings.contains("crlOutdated") {
-            return ReadResult.Check(result: "undetermined", reason: Reason.crlOutdated,
+            return ReadResult.Check(result: .undetermined, reason: Reason.crlOutdated,
                                     detail: "the DSC is not on the CSCA's CRL, but the CRL is past its nextUpdate")
         }
-        return ReadResult.Check(result: "passed", detail: "the DSC is not on its CSCA's current CRL")
+        return ReadResult.Check(result: .passed, detail: "the DSC is not on its CSCA's current CRL")
     }
 
     /// The end (exclusive) of the UTC day `yyyy-mm-dd`.
@@ -212,21 +212,21 @@ extension ReadResult {
         }
         checks.deviations = matches.isEmpty ? nil : matches
         if matches.contains(where: { $0.type == DeviationList.DeviationType.aaKeyCompromised.rawValue && $0.effect == "notTolerated" }) {
-            checks.activeAuthentication.result = AuthenticationVerdict.failed
+            checks.activeAuthentication.result = CheckResult.failed
             checks.activeAuthentication.reason = InspectionChecks.Reason.activeAuthenticationKeyCompromised
         }
         for match in matches {
             warnings.append("deviation \(match.type)\(match.affects.map { " (\($0))" } ?? ""): \(match.effect): \(match.explanation)")
         }
-        if checks.documentExpiry?.result == "failed" { warnings.append(InspectionChecks.Reason.documentExpired) }
+        if checks.documentExpiry?.result == .failed { warnings.append(InspectionChecks.Reason.documentExpired) }
 
         // The failures that decide the status, each tolerated or not.
         let tolerated = Set(matches.filter { $0.effect == "tolerated" }.compactMap(\.check))
         var failedChecks: [String] = []
-        if checks.passiveAuthentication.result == "failed" { failedChecks.append("passiveAuthentication") }
-        if checks.dataGroupStructure?.result == "failed" { failedChecks.append("dataGroupStructure") }
-        if checks.accessKeyMatch?.result == "failed" { failedChecks.append("accessKeyMatch") }
-        if checks.issuingCountry?.result == "failed" { failedChecks.append("issuingCountry") }
+        if checks.passiveAuthentication.result == .failed { failedChecks.append("passiveAuthentication") }
+        if checks.dataGroupStructure?.result == .failed { failedChecks.append("dataGroupStructure") }
+        if checks.accessKeyMatch?.result == .failed { failedChecks.append("accessKeyMatch") }
+        if checks.issuingCountry?.result == .failed { failedChecks.append("issuingCountry") }
         if failedChecks.contains(where: { !tolerated.contains($0) }) {
             status = .invalid
         } else if !failedChecks.isEmpty {

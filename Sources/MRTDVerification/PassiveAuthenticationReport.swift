@@ -4,11 +4,6 @@ public import MRTDCrypto
 
 /// The outcome of passive authentication of one document.
 public struct PassiveAuthenticationReport: Sendable {
-    /// `passed`, `failed` or `notPerformed`.
-    public enum Result: String, Sendable, Codable {
-        case passed, failed, notPerformed
-    }
-
     /// The verdict on one file's hash.
     public enum HashVerdict: String, Sendable, Codable {
         /// The file was read and its hash equals the SOD's (for EF.CardSecurity: its own signature verified).
@@ -21,7 +16,8 @@ public struct PassiveAuthenticationReport: Sendable {
         case notRead
     }
 
-    public var result: Result
+    /// `passed`, `failed` or `notPerformed`.
+    public var result: CheckResult
     /// Why it did not pass (`nil` when passed).
     public var reason: PassiveAuthenticationReason?
     /// Readable explanation of ``reason``.
@@ -56,7 +52,7 @@ public struct PassiveAuthenticationReport: Sendable {
         signatureAndChainValid && fileHashes[file] == .valid
     }
 
-    init(result: Result, reason: PassiveAuthenticationReason? = nil, detail: String? = nil, at date: Date) {
+    init(result: CheckResult, reason: PassiveAuthenticationReason? = nil, detail: String? = nil, at date: Date) {
         self.result = result
         self.reason = reason
         self.detail = detail
@@ -89,7 +85,7 @@ public struct PassiveAuthenticationReport: Sendable {
             hashes = Dictionary(uniqueKeysWithValues: fileHashes.map { ($0.key.name, $0.value.rawValue) })
         }
         return ReadResult.PassiveAuthenticationCheck(
-            result: result.rawValue, reason: reason?.rawValue, detail: detail,
+            result: result, reason: reason?.rawValue, detail: detail,
             signatureAlgorithm: signatureScheme?.description, digestAlgorithm: digestAlgorithm?.rawValue,
             dsc: info(dsc), csca: info(csca), dataGroupHashes: hashes, warnings: warnings.isEmpty ? nil : warnings)
     }
@@ -108,7 +104,7 @@ extension ReadResult {
         case .passed where !report.fileHashes.values.contains(.valid): status = .unverified
         case .passed: status = .valid
         case .failed: status = .invalid
-        case .notPerformed: status = .unverified
+        case .notPerformed, .passedUnverifiedKey, .undetermined: status = .unverified
         }
     }
 }

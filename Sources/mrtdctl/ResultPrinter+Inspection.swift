@@ -10,7 +10,7 @@ extension ResultPrinter {
         ]
         for (label, check) in named {
             guard let check else { continue }
-            var text = check.result
+            var text = check.result.rawValue
             if let reason = check.reason { text += " [\(reason)]" }
             if let detail = check.detail { text += ": \(detail)" }
             lines.append((label, text))

@@ -56,7 +56,7 @@ enum ResultPrinter {
         lines.append(("AA", describe(r.checks.activeAuthentication)))
         lines += inspectionLines(r.checks)
         if let ta = r.checks.terminalAuthentication {
-            var text = ta.result + (ta.reason.map { " (\($0))" } ?? "")
+            var text = ta.result.rawValue + (ta.reason.map { " (\($0))" } ?? "")
             if let chain = ta.chain { text += ": " + chain.joined(separator: " > ") }
             if let granted = ta.grantedDataGroups { text += ", grants " + granted.map { "DG\($0)" }.joined(separator: " ") }
             if let detail = ta.detail { text += "; \(detail)" }
@@ -80,7 +80,7 @@ enum ResultPrinter {
     }
 
     private static func describe(_ c: ReadResult.Check) -> String {
-        let verdict = c.reason.map { "\(c.result) (\($0))" } ?? c.result
+        let verdict = c.reason.map { "\(c.result.rawValue) (\($0))" } ?? c.result.rawValue
         let how = [c.protocol, c.keyAgreement, c.algorithm].compactMap { $0 }
         return how.isEmpty ? verdict : verdict + ": " + how.joined(separator: ", ")
     }

@@ -66,7 +66,7 @@ import MRTDClient
         async let b = client.createRead(.init(reader: "Virtual Reader 1", access: .init(can: "123456")), wait: true)
         let (first, second) = try await (a, b)
         #expect(first.state == .done && second.state == .done)
-        #expect(first.result?.status == .valid && first.result?.checks.chipAuthentication.result == "passed")
+        #expect(first.result?.status == .valid && first.result?.checks.chipAuthentication.result == .passed)
         #expect(second.result?.access?.protocol == "PACE" && second.result?.access?.password == "CAN")
         #expect(second.result?.status == .valid)
         // The simulated passport holds the further LDS1 groups; a request naming them gets them.
@@ -131,7 +131,7 @@ import MRTDClient
         #expect(passport.result?.status == .valid)
         #expect(passport.result?.transport.adjustments.contains { $0.hasPrefix("61xx") } == true)
         // aa-6a88: the passport has DG15, so the refused INTERNAL AUTHENTICATE fails AA, not the read.
-        #expect(passport.result?.checks.activeAuthentication.result == "failed")
+        #expect(passport.result?.checks.activeAuthentication.result == .failed)
         let card = try await client.createRead(.init(reader: "Virtual Reader 1", access: .init(can: "123456")), wait: true)
         #expect(card.result?.status == .valid)
         // The ID card's EF.CardAccess is read in plain with Le 0000 first: 6B00, then explicitly.

@@ -30,9 +30,9 @@ import MRTDSimulation
         let fixture = try AuthenticationFixture.make(chipAuthentication: [Self.ca], activeAuthentication: Self.aa)
         let result = await Self.read(files: try fixture.specimen().files, chip: fixture.chip, trust: try Self.testTrust())
         #expect(result.status == .valid)
-        #expect(result.checks.chipAuthentication.result == "passed")
+        #expect(result.checks.chipAuthentication.result == .passed)
         #expect(result.checks.chipAuthentication.keyFile == "DG14")
-        #expect(result.checks.activeAuthentication.result == "passed")
+        #expect(result.checks.activeAuthentication.result == .passed)
         #expect(result.checks.activeAuthentication.keyFile == "DG15")
     }
 
@@ -40,8 +40,8 @@ import MRTDSimulation
         let fixture = try AuthenticationFixture.make(chipAuthentication: [Self.ca], activeAuthentication: Self.aa)
         let result = await Self.read(files: try fixture.specimen().files, chip: fixture.chip, trust: nil)
         #expect(result.status == .unverified)
-        #expect(result.checks.chipAuthentication.result == "passed-unverified-key")
-        #expect(result.checks.activeAuthentication.result == "passed-unverified-key")
+        #expect(result.checks.chipAuthentication.result == .passedUnverifiedKey)
+        #expect(result.checks.activeAuthentication.result == .passedUnverifiedKey)
     }
 
     @Test func anUntrustedSignerLeavesTheKeysUnverified() async throws {
@@ -49,10 +49,10 @@ import MRTDSimulation
         // A trust store without the test CSCA: the chain cannot be built.
         let result = await Self.read(files: try fixture.specimen().files, chip: fixture.chip, trust: TrustStore())
         #expect(result.status == .invalid)
-        #expect(result.checks.chipAuthentication.result == "passed-unverified-key")
+        #expect(result.checks.chipAuthentication.result == .passedUnverifiedKey)
         let reason = result.checks.chipAuthentication.reason ?? ""
         #expect(reason.hasPrefix("passiveAuthenticationNotPassed") || reason.hasPrefix("keyFileUnverified"))
-        #expect(result.checks.activeAuthentication.result == "passed-unverified-key")
+        #expect(result.checks.activeAuthentication.result == .passedUnverifiedKey)
     }
 
     @Test func aCloneWithItsOwnChipKeyFailsChipAuthentication() async throws {
@@ -65,7 +65,7 @@ import MRTDSimulation
         let result = await Self.read(files: files, chip: clone.chip, trust: try Self.testTrust())
         #expect(result.status == .invalid)
         #expect(result.checks.passiveAuthentication.dataGroupHashes?["DG14"] == "invalid")
-        #expect(result.checks.chipAuthentication.result == "failed")
+        #expect(result.checks.chipAuthentication.result == .failed)
         #expect(result.checks.chipAuthentication.reason == "keyFileHashMismatch: DG14")
     }
 
@@ -77,7 +77,7 @@ import MRTDSimulation
         let options = ReadOptions(accessKey: .mrz(Self.key), access: .pace, trustStore: try Self.testTrust())
         let result = await DocumentReader.read(transport: VirtualChip(configuration: configuration), options: options).result
         #expect(result.access?.mapping == "CAM")
-        #expect(result.checks.chipAuthentication.result == "passed")
+        #expect(result.checks.chipAuthentication.result == .passed)
         #expect(result.checks.chipAuthentication.keyFile == "EF_CardSecurity")
         #expect(result.checks.passiveAuthentication.dataGroupHashes?["EF_CardSecurity"] == "valid")
     }

@@ -61,7 +61,7 @@ import MRTDSimulation
             #expect(outcome.files[file] == setup.specimen.files[file], "\(file) differs")
         }
         let check = outcome.checks.chipAuthentication
-        #expect(check.result == "passed-unverified-key")
+        #expect(check.result == .passedUnverifiedKey)
         #expect(check.reason == "keyFileUnverified: DG14" && check.keyFile == "DG14")
         #expect(check.protocol?.hasPrefix(ChipAuthenticationProtocol(keyAgreement: spec.keyAgreement, cipher: spec.cipher).name) == true)
         #expect(check.keyAgreement?.hasPrefix(spec.keyAgreement.rawValue) == true)
@@ -80,7 +80,7 @@ import MRTDSimulation
             .init(domainParameterID: 12, cipher: caProtocol.cipher, keyID: 9),
         ])
         let outcome = try await Self.read(setup)
-        #expect(outcome.checks.chipAuthentication.result == "passed-unverified-key")
+        #expect(outcome.checks.chipAuthentication.result == .passedUnverifiedKey)
         #expect(outcome.files[.dg(2)] == setup.specimen.files[.dg(2)])
         let dg14 = try SecurityInfos(dg14: try #require(setup.fixture.dg14))
         let parameters = try #require(try ChipAuthenticationParameters.select(from: dg14))
@@ -98,8 +98,8 @@ import MRTDSimulation
         config.authentication = fixture.chip
         let outcome = try await ChipSession(transport: VirtualChip(configuration: config),
                                             options: ReadOptions(accessKey: .mrz(Self.key))).run()
-        #expect(outcome.checks.chipAuthentication.result == "passed-unverified-key")
-        #expect(outcome.checks.activeAuthentication.result == "passed-unverified-key")
+        #expect(outcome.checks.chipAuthentication.result == .passedUnverifiedKey)
+        #expect(outcome.checks.activeAuthentication.result == .passedUnverifiedKey)
         #expect(!outcome.transport.extendedLength)
     }
 
@@ -124,7 +124,7 @@ import MRTDSimulation
     ) async throws {
         let setup = try Self.setup(ca: [spec], dg14Faults: fault)
         let outcome = try await Self.read(setup)
-        #expect(outcome.checks.chipAuthentication.result == "failed")
+        #expect(outcome.checks.chipAuthentication.result == .failed)
         #expect(outcome.checks.chipAuthentication.reason == failure.code)
         #expect(outcome.warnings.contains { $0.contains(failure.code) }, "the failure is reported, not silent")
         #expect(await !setup.chip.chipAuthenticationCompleted)
@@ -139,7 +139,7 @@ import MRTDSimulation
             for i in chip.chipAuthenticationKeys.indices { chip.chipAuthenticationKeys[i].keyID = 40 + i }
         }
         let outcome = try await Self.read(setup)
-        #expect(outcome.checks.chipAuthentication.result == "failed")
+        #expect(outcome.checks.chipAuthentication.result == .failed)
         #expect(outcome.checks.chipAuthentication.reason == ChipAuthenticationFailure.keyReferenceRejected.code)
     }
 
@@ -190,7 +190,7 @@ import MRTDSimulation
         let setup = try Self.setup(aa: spec)
         let outcome = try await Self.read(setup)
         let check = outcome.checks.activeAuthentication
-        #expect(check.result == "passed-unverified-key", "\(check)")
+        #expect(check.result == .passedUnverifiedKey, "\(check)")
         #expect(check.reason == "keyFileUnverified: DG15" && check.keyFile == "DG15" && check.protocol == "id-AA")
         switch spec {
         case .rsa(_, let digest): #expect(check.algorithm == "RSA-ISO9796-2 \(digest.rawValue)")
@@ -202,7 +202,7 @@ import MRTDSimulation
     func aBadSignatureFailsActiveAuthentication(_ spec: ActiveAuthenticationKeySpec) async throws {
         let setup = try Self.setup(aa: spec, chipFaults: .activeAuthenticationBadSignature)
         let outcome = try await Self.read(setup)
-        #expect(outcome.checks.activeAuthentication.result == "failed")
+        #expect(outcome.checks.activeAuthentication.result == .failed)
         #expect(outcome.checks.activeAuthentication.reason?.hasPrefix("activeAuthenticationSignatureInvalid") == true)
         #expect(outcome.files[.dg(15)] == setup.specimen.files[.dg(15)])
     }
@@ -211,8 +211,8 @@ import MRTDSimulation
         let setup = try Self.setup(ca: [.init(domainParameterID: 13, cipher: .aes128)],
                                    aa: .ecdsa(curveID: 13, digest: .sha256, plain: true, withInfo: true))
         let read = await DocumentReader.read(transport: setup.chip, options: ReadOptions(accessKey: .mrz(Self.key)))
-        #expect(read.result.checks.chipAuthentication.result == "passed-unverified-key")
-        #expect(read.result.checks.activeAuthentication.result == "passed-unverified-key")
+        #expect(read.result.checks.chipAuthentication.result == .passedUnverifiedKey)
+        #expect(read.result.checks.activeAuthentication.result == .passedUnverifiedKey)
         #expect(read.result.dataGroupsRead == ["EF_COM", "EF_SOD", "DG1", "DG2", "DG14", "DG15"])
         // INTERNAL AUTHENTICATE itself went under the CA keys.
         #expect(await setup.chip.commandsUnderChipAuthenticationKeys.contains(0x88))

@@ -27,7 +27,7 @@ import MRTDSimulation
         let outcome = try await Self.caRead([
             .init(domainParameterID: 13, cipher: .tripleDES, keyID: 1), .init(domainParameterID: 13, cipher: .aes128, keyID: 2),
         ])
-        #expect(outcome.checks.chipAuthentication.result == "passed-unverified-key", "\(outcome.checks.chipAuthentication)")
+        #expect(outcome.checks.chipAuthentication.result == .passedUnverifiedKey, "\(outcome.checks.chipAuthentication)")
         #expect(outcome.checks.chipAuthentication.protocol == "id-CA-ECDH-AES-CBC-CMAC-128", "\(outcome.checks.chipAuthentication)")
     }
 
@@ -37,7 +37,7 @@ import MRTDSimulation
         let outcome = try await Self.caRead([
             .init(domainParameterID: 13, cipher: .aes128), .init(domainParameterID: 13, cipher: .aes128, keyID: 2),
         ])
-        #expect(outcome.checks.chipAuthentication.result == "passed-unverified-key", "\(outcome.checks.chipAuthentication)")
+        #expect(outcome.checks.chipAuthentication.result == .passedUnverifiedKey, "\(outcome.checks.chipAuthentication)")
     }
 
     /// Two keys on one curve and no keyId anywhere (TR-03110-3 says it MUST be there), or infos whose
@@ -47,12 +47,12 @@ import MRTDSimulation
         let withoutIDs = try await Self.caRead([
             .init(domainParameterID: 13, cipher: .aes128), .init(domainParameterID: 13, cipher: .aes128),
         ])
-        #expect(withoutIDs.checks.chipAuthentication.result == "failed")
+        #expect(withoutIDs.checks.chipAuthentication.result == .failed)
         #expect(withoutIDs.checks.chipAuthentication.reason == ChipAuthenticationFailure.keyIDMismatch.code)
         let mismatched = try await Self.caRead([
             .init(domainParameterID: 13, cipher: .aes128, keyID: 1), .init(domainParameterID: 13, cipher: .aes128, keyID: 2),
         ], faults: .keyIDMismatch)
-        #expect(mismatched.checks.chipAuthentication.result == "failed")
+        #expect(mismatched.checks.chipAuthentication.result == .failed)
         #expect(mismatched.checks.chipAuthentication.reason == ChipAuthenticationFailure.keyIDMismatch.code)
     }
 
@@ -81,7 +81,7 @@ import MRTDSimulation
         let read = try await Self.camRead(layout)
         #expect(read.result.status == .valid, "\(layout): \(read.result.error?.message ?? "")")
         #expect(read.result.access?.protocol == "PACE")
-        #expect(read.result.checks.chipAuthentication.result == "passed", "\(layout): \(read.result.checks.chipAuthentication)")
+        #expect(read.result.checks.chipAuthentication.result == .passed, "\(layout): \(read.result.checks.chipAuthentication)")
         #expect(read.result.checks.chipAuthentication.detail == how, "\(layout)")
     }
 }

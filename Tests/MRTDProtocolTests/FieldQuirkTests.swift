@@ -87,7 +87,7 @@ import MRTDTranscript
             #expect(aa.reason?.hasPrefix(expected.reason) == true, "\(aa.reason ?? "")")
             #expect(await chip.internalAuthenticatesRefused == expected.internalAuthenticates)
             if expected.internalAuthenticates > 0 {
-                #expect(reference.result.checks.activeAuthentication.result == AuthenticationVerdict.passed)
+                #expect(reference.result.checks.activeAuthentication.result == CheckResult.passed)
             }
         case .bac6A88 where scenario.expectedError == nil:
             #expect(read.result.access?.protocol == "PACE")

@@ -42,7 +42,7 @@ struct PACEAccessTests {
         #expect(read.result.access?.mapping == "CAM")
         #expect(read.result.access?.cipher == "AES-256")
         #expect(read.result.access?.domainParameters == "brainpoolP256r1")
-        #expect(read.result.checks.chipAuthentication.result == PACE.passedUnverifiedKey)
+        #expect(read.result.checks.chipAuthentication.result == CheckResult.passedUnverifiedKey)
         #expect(read.files[.cardAccess] != nil)
         #expect(read.files[.cardSecurity] != nil)
     }
@@ -192,17 +192,17 @@ struct PACEAccessTests {
     @Test func camWithoutChipAuthenticationDataIsNotAuthenticated() async throws {
         let read = await Self.read(try Self.chip([Self.camBrainpool], faults: [.missingCAMData]), access: .pace)
         #expect(read.result.error == nil)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "noChipAuthenticationData", keyFile: "EF_CardSecurity"))
+        #expect(read.result.checks.chipAuthentication == .init(result: .failed, reason: "noChipAuthenticationData", keyFile: "EF_CardSecurity"))
     }
 
     @Test func camWithWrongChipAuthenticationDataIsNotAuthenticated() async throws {
         let read = await Self.read(try Self.chip([Self.camBrainpool], faults: [.wrongCAMData]), access: .pace)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "keyMismatch", keyFile: "EF_CardSecurity"))
+        #expect(read.result.checks.chipAuthentication == .init(result: .failed, reason: "keyMismatch", keyFile: "EF_CardSecurity"))
     }
 
     @Test func camWithoutCardSecurityIsNotAuthenticated() async throws {
         let read = await Self.read(try Self.chip([Self.camBrainpool], configure: { $0.files[.cardSecurity] = nil }), access: .pace)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityMissing", keyFile: "EF_CardSecurity"))
+        #expect(read.result.checks.chipAuthentication == .init(result: .failed, reason: "cardSecurityMissing", keyFile: "EF_CardSecurity"))
         #expect(read.result.warnings.contains { $0.contains("EF.CardSecurity") })
     }
 
@@ -213,7 +213,7 @@ struct PACEAccessTests {
             $0.files[.cardAccess] = SecurityInfos(infos: [.pace(Self.camBrainpool), .pace(extra)]).derEncoded()
         })
         let read = await Self.read(chip, access: .pace)
-        #expect(read.result.checks.chipAuthentication == .init(result: "failed", reason: "cardSecurityInconsistent", keyFile: "EF_CardSecurity"))
+        #expect(read.result.checks.chipAuthentication == .init(result: .failed, reason: "cardSecurityInconsistent", keyFile: "EF_CardSecurity"))
     }
 
     // MARK: RELIABILITY BAC-01

@@ -44,10 +44,10 @@ import MRTDSimulation
         let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .pace))
         #expect(read.result.error == nil, "\(read.result.error?.message ?? "")")
         #expect(read.result.access?.protocol == "PACE")
-        #expect(read.result.checks.chipAuthentication.result == "passed-unverified-key")
+        #expect(read.result.checks.chipAuthentication.result == .passedUnverifiedKey)
         #expect(read.result.checks.chipAuthentication.protocol?.hasPrefix(
             ChipAuthenticationProtocol(keyAgreement: c.ca.keyAgreement, cipher: c.ca.cipher).name) == true)
-        #expect(read.result.checks.activeAuthentication.result == "passed-unverified-key")
+        #expect(read.result.checks.activeAuthentication.result == .passedUnverifiedKey)
         for file in [LDSFile.dg(1), .dg(2), .dg(14), .dg(15)] {
             #expect(read.files[file] == specimen.files[file], "\(file.name)")
         }
@@ -65,7 +65,7 @@ import MRTDSimulation
         let chip = VirtualChip(configuration: config)
         let read = await DocumentReader.read(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .pace))
         #expect(read.result.error == nil)
-        #expect(read.result.checks.chipAuthentication.result == PACE.passedUnverifiedKey)
+        #expect(read.result.checks.chipAuthentication.result == CheckResult.passedUnverifiedKey)
         #expect(read.files[.dg(14)] == specimen.files[.dg(14)])
         #expect(await !chip.chipAuthenticationCompleted, "no second chip authentication after CAM")
     }

@@ -98,7 +98,7 @@ struct PACEMatrixTests {
             #expect(read.files[file] == Self.specimen.files[file], "\(file.name)")
         }
         if c.paceProtocol.mapping == .cam {
-            #expect(read.result.checks.chipAuthentication.result == PACE.passedUnverifiedKey)
+            #expect(read.result.checks.chipAuthentication.result == CheckResult.passedUnverifiedKey)
         }
         return (read, chip)
     }

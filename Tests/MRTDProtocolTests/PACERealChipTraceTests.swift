@@ -69,6 +69,6 @@ struct PACERealChipTraceTests {
         #expect(transport.consumed == 7)
         // The recorded chip's CA_IC maps the static key in its (real, signed) EF.CardSecurity onto
         // its mapping key: PACE-CAM verified against a real document.
-        #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity).result == PACE.passedUnverifiedKey)
+        #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity).result == CheckResult.passedUnverifiedKey)
     }
 }

@@ -138,7 +138,7 @@ struct PACEWorkedExampleTests {
         let keyInfo = try ChipAuthenticationPublicKeyInfo(berEncoded: bytes(Self.appendixICAKeyInfo))
         let cardSecurity = try SpecimenDocument.cardSecurity(SecurityInfos(infos: [.chipAuthenticationPublicKey(keyInfo)]))
         let check = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity)
-        #expect(check.result == PACE.passedUnverifiedKey)
+        #expect(check.result == CheckResult.passedUnverifiedKey)
     }
 
     @Test func chipAuthenticationMappingFailsAgainstAnotherChipsKey() async throws {
@@ -149,11 +149,11 @@ struct PACEWorkedExampleTests {
             publicKey: ECGroup(standard: .brainpoolP256r1).generator, keyID: 13)
         let cardSecurity = try SpecimenDocument.cardSecurity(SecurityInfos(infos: [.chipAuthenticationPublicKey(other)]))
         #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity)
-            == ReadResult.Check(result: "failed", reason: "keyMismatch", keyFile: "EF_CardSecurity"))
+            == ReadResult.Check(result: .failed, reason: "keyMismatch", keyFile: "EF_CardSecurity"))
         #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: nil)
-            == ReadResult.Check(result: "failed", reason: "cardSecurityMissing", keyFile: "EF_CardSecurity"))
+            == ReadResult.Check(result: .failed, reason: "cardSecurityMissing", keyFile: "EF_CardSecurity"))
         #expect(PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: [0x30, 0x00])
-            == ReadResult.Check(result: "failed", reason: "cardSecurityMalformed", keyFile: "EF_CardSecurity"))
+            == ReadResult.Check(result: .failed, reason: "cardSecurityMalformed", keyFile: "EF_CardSecurity"))
     }
 
     @Test func bsiWorkedExamplePACEAndAESSecureMessagingReplay() async throws {

@@ -48,7 +48,7 @@ import MRTDSimulation
         let setup = try TerminalAuthenticationTests.setup(chipTrusts: set)
         let read = await TerminalAuthenticationTests.read(setup, credentials)
         let ta = try #require(read.result.checks.terminalAuthentication)
-        #expect(ta.result == "passed", "\(ta)")
+        #expect(ta.result == .passed, "\(ta)")
         #expect(ta.keySource == "pkcs11")
         #expect(read.files[.dg(3)] == TerminalAuthenticationTests.dg3)
         #expect(read.files[.dg(4)] == TerminalAuthenticationTests.dg4)
@@ -64,7 +64,7 @@ import MRTDSimulation
                 terminals: [.init(certificate: set.inspectionSystem, key: try PKCS11TerminalKey(uri: uri))])
             let read = await TerminalAuthenticationTests.read(try TerminalAuthenticationTests.setup(chipTrusts: set), credentials)
             let ta = read.result.checks.terminalAuthentication
-            #expect(ta?.result == "failed")
+            #expect(ta?.result == .failed)
             #expect(ta?.reason == TerminalAuthenticationFailure.keyUnavailable.code)
             #expect(ta?.detail?.contains("0000") == false, "the PIN must not be reported")
             #expect(read.files[.dg(3)] == nil)

@@ -26,7 +26,7 @@ import MRTDSimulation
     @Test func specimenReadAgainstTheTestCSCAIsValid() async throws {
         let result = try await read(trustStore: try testStore())
         #expect(result.status == .valid)
-        #expect(result.checks.passiveAuthentication.result == "passed")
+        #expect(result.checks.passiveAuthentication.result == .passed)
         #expect(result.checks.passiveAuthentication.dataGroupHashes?["DG1"] == "valid")
         #expect(result.checks.passiveAuthentication.warnings?.contains("testTrustAnchor") == true)
     }

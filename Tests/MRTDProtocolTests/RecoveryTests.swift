@@ -135,10 +135,10 @@ import MRTDTranscript
                 #expect(slot.connects == 2, "\(label)")
                 #expect(read.result.transport.apdus == slot.exchanges, "\(label)")
                 if setup.dataGroups.contains(15) {
-                    #expect(read.result.checks.activeAuthentication.result == "passed", "\(label)")
+                    #expect(read.result.checks.activeAuthentication.result == .passed, "\(label)")
                 }
                 if setup.dataGroups.contains(14) {
-                    #expect(read.result.checks.chipAuthentication.result == "passed", "\(label)")
+                    #expect(read.result.checks.chipAuthentication.result == .passed, "\(label)")
                 }
             }
         }
@@ -409,7 +409,7 @@ import MRTDTranscript
         tampered.files[.dg(2)] = dg2
         let (read, _, _) = try await Self.read(setup, faults: [total - 10: .removal], reinserted: tampered)
         #expect(read.result.status == .invalid, "torn bytes must fail passive authentication")
-        #expect(read.result.checks.passiveAuthentication.result == "failed")
+        #expect(read.result.checks.passiveAuthentication.result == .failed)
         #expect(read.result.transport.recoveries.first?.kind == "cardRemoved")
     }
 

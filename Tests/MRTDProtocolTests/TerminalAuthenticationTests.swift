@@ -60,7 +60,7 @@ import MRTDSimulation
         let setup = try Self.setup(chipTrusts: set, pace: pace)
         let read = await Self.read(setup, set.credentials(), access: pace ? .pace : .bac)
         let ta = try #require(read.result.checks.terminalAuthentication)
-        #expect(ta.result == "passed", "\(ta)")
+        #expect(ta.result == .passed, "\(ta)")
         #expect(ta.chain == ["UTCVCA00001", "UTDVTEST00001", "UTISTEST00001"])
         #expect(ta.grantedDataGroups == [3, 4])
         #expect(ta.keySource == "file")
@@ -76,7 +76,7 @@ import MRTDSimulation
     func terminalAuthenticationWithOtherCurves(curve: String, algorithm: String) async throws {
         let set = try EACTestSet.make(curve: curve, algorithmOID: algorithm)
         let read = await Self.read(try Self.setup(chipTrusts: set), set.credentials())
-        #expect(read.result.checks.terminalAuthentication?.result == "passed")
+        #expect(read.result.checks.terminalAuthentication?.result == .passed)
         #expect(read.files[.dg(3)] == Self.dg3)
     }
 
@@ -85,7 +85,7 @@ import MRTDSimulation
         let set = try EACTestSet.make(algorithmOID: algorithm, rsaBits: 2048)
         let read = await Self.read(try Self.setup(chipTrusts: set), set.credentials())
         let ta = try #require(read.result.checks.terminalAuthentication)
-        #expect(ta.result == "passed", "\(ta)")
+        #expect(ta.result == .passed, "\(ta)")
         #expect(ta.algorithm?.hasPrefix("RSA") == true)
         #expect(read.files[.dg(4)] == Self.dg4)
     }
@@ -113,7 +113,7 @@ import MRTDSimulation
         let irisOnly = try set.inspectionSystem(rights: 0x02)
         let read = await Self.read(try Self.setup(chipTrusts: set), set.credentials(terminal: irisOnly))
         let ta = try #require(read.result.checks.terminalAuthentication)
-        #expect(ta.result == "passed")
+        #expect(ta.result == .passed)
         #expect(ta.grantedDataGroups == [4])
         #expect(read.files[.dg(4)] == Self.dg4)
         #expect(read.files[.dg(3)] == nil)
@@ -125,7 +125,7 @@ import MRTDSimulation
     static func expectFailure(_ read: DocumentReader.Read, _ reason: TerminalAuthenticationFailure,
                               sourceLocation: SourceLocation = #_sourceLocation) {
         let ta = read.result.checks.terminalAuthentication
-        #expect(ta?.result == "failed", "\(String(describing: ta))", sourceLocation: sourceLocation)
+        #expect(ta?.result == .failed, "\(String(describing: ta))", sourceLocation: sourceLocation)
         #expect(ta?.reason == reason.code, "\(String(describing: ta))", sourceLocation: sourceLocation)
         #expect(read.files[.dg(3)] == nil, sourceLocation: sourceLocation)
         #expect(read.result.dataGroupsSkipped.contains(.init(file: "DG3", reason: "securityStatusNotSatisfied")),
@@ -245,7 +245,7 @@ import MRTDSimulation
         #expect(loaded.certificates.count == 3)
         #expect(loaded.terminals.map(\.certificate) == [set.inspectionSystem])
         let read = await Self.read(try Self.setup(chipTrusts: set), loaded)
-        #expect(read.result.checks.terminalAuthentication?.result == "passed")
+        #expect(read.result.checks.terminalAuthentication?.result == .passed)
         // PEM works as well as DER.
         let der = try Data(contentsOf: dir.appendingPathComponent("is.pkcs8"))
         let pem = "-----BEGIN PRIVATE KEY-----\n" + der.base64EncodedString(options: .lineLength64Characters) + "\n-----END PRIVATE KEY-----\n"

@@ -120,7 +120,7 @@ import MRTDSimulation
             let (read, _) = try await Self.readThroughPCSC(
                 VirtualChip(configuration: config), options: options, daemon: daemon, backend: backend, events: events)
             #expect(read.result.status == .valid, "\(read.result.error?.message ?? "")")
-            #expect(read.result.checks.chipAuthentication.result == "passed", "\(read.result.checks.chipAuthentication)")
+            #expect(read.result.checks.chipAuthentication.result == .passed, "\(read.result.checks.chipAuthentication)")
             var wrong = options
             wrong.accessKey = .mrz(FieldQuirkScenario.wrongKey)
             let (refused, _) = try await Self.readThroughPCSC(

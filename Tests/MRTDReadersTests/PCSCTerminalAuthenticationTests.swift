@@ -56,14 +56,14 @@ extension PCSCHardwareLoopTests {
                 let ta = try #require(read.result.checks.terminalAuthentication)
                 #expect(read.result.error == nil)
                 if passes {
-                    #expect(ta.result == "passed", "\(ta)")
+                    #expect(ta.result == .passed, "\(ta)")
                     #expect(ta.chain == ["UTCVCA00001", "UTDVTEST00001", "UTISTEST00001"])
                     #expect(read.files[.dg(3)] == specimen.files[.dg(3)])
                     #expect(read.files[.dg(4)] == specimen.files[.dg(4)])
                     #expect(read.result.dataGroupsSkipped.isEmpty)
                     #expect(ta.keySource == credentials.terminals[0].key.source)
                 } else {
-                    #expect(ta.result == "failed")
+                    #expect(ta.result == .failed)
                     #expect(ta.reason == TerminalAuthenticationFailure.trustPointUnknown.code)
                     #expect(read.files[.dg(3)] == nil && read.files[.dg(4)] == nil)
                     #expect(read.result.dataGroupsSkipped.map(\.reason) == ["securityStatusNotSatisfied", "securityStatusNotSatisfied"])

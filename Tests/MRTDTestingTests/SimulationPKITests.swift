@@ -20,7 +20,7 @@ import MRTDSimulation
         let specimen = try SpecimenDocument.make(signer: SimulationPKI.signer())
         let valid = try await read(specimen, trust: SimulationPKI.trustStore())
         #expect(valid.status == .valid)
-        #expect(valid.checks.passiveAuthentication.result == "passed")
+        #expect(valid.checks.passiveAuthentication.result == .passed)
         #expect(valid.checks.passiveAuthentication.warnings?.contains("testTrustAnchor") == true)
         #expect(valid.checks.passiveAuthentication.csca?.subject.contains("mrtdd Simulation CSCA") == true)
 

@@ -191,7 +191,7 @@ struct DeviationListTests {
         document.dataGroups[2] = TLV.encode(tag: 0x75, value: [UInt8](repeating: 0x42, count: 64))
         let malformed = try Shared.pki.deviationList(TestDeviationList(deviations: [Self.forDSC(Shared.pki, [(nil, Self.dgMalformed, 2)])]))
         let result = inspect(try document.files(pki: Shared.pki), store: try Self.store(Shared.pki, lists: [malformed]))
-        #expect(result.checks.dataGroupStructure?.result == "failed")
+        #expect(result.checks.dataGroupStructure?.result == .failed)
         #expect(result.checks.deviations?.first?.effect == "tolerated")
         #expect(result.checks.deviations?.first?.check == "dataGroupStructure")
         #expect(result.status == .unverified)
@@ -211,9 +211,9 @@ struct DeviationListTests {
         let files = try inspectionDocument().files(pki: Shared.pki)
         let list = try Shared.pki.deviationList(TestDeviationList(deviations: [Self.forDSC(Shared.pki, [(nil, Self.aaKeyCompromised, nil)])]))
         let result = inspect(files, store: try Self.store(Shared.pki, lists: [list])) {
-            $0.checks.activeAuthentication = ReadResult.Check(result: "passed", protocol: "id-AA", keyFile: "DG15")
+            $0.checks.activeAuthentication = ReadResult.Check(result: .passed, protocol: "id-AA", keyFile: "DG15")
         }
-        #expect(result.checks.activeAuthentication.result == "failed")
+        #expect(result.checks.activeAuthentication.result == .failed)
         #expect(result.checks.activeAuthentication.reason == "activeAuthenticationKeyCompromised")
         #expect(result.checks.deviations?.first?.effect == "notTolerated")
         // Nothing else failed: the document itself still verifies.

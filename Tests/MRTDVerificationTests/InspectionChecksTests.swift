@@ -54,11 +54,11 @@ struct InspectionChecksTests {
         let key = try MRZKey(documentNumber: "C01X00T47", dateOfBirth: "740812", dateOfExpiry: "341231")
         let result = inspect(files, store: try trustStore(Shared.pki), accessKey: key)
         #expect(result.status == .valid, "\(result.warnings)")
-        #expect(result.checks.issuingCountry?.result == "passed")
-        #expect(result.checks.documentExpiry?.result == "passed")
-        #expect(result.checks.accessKeyMatch?.result == "passed")
-        #expect(result.checks.dataGroupStructure?.result == "passed")
-        #expect(result.checks.revocation?.result == "undetermined")
+        #expect(result.checks.issuingCountry?.result == .passed)
+        #expect(result.checks.documentExpiry?.result == .passed)
+        #expect(result.checks.accessKeyMatch?.result == .passed)
+        #expect(result.checks.dataGroupStructure?.result == .passed)
+        #expect(result.checks.revocation?.result == .undetermined)
         #expect(result.checks.revocation?.reason == "revocationNotChecked")
         #expect(result.checks.deviations == nil)
     }
@@ -68,13 +68,13 @@ struct InspectionChecksTests {
         for state in ["D", "DEU"] {
             let files = try inspectionDocument(mrz: td3MRZ(issuingState: state)).files(pki: Self.germanPKI)
             let result = inspect(files, store: try trustStore(Self.germanPKI))
-            #expect(result.checks.issuingCountry?.result == "passed", "\(state): \(result.checks.issuingCountry?.detail ?? "")")
+            #expect(result.checks.issuingCountry?.result == .passed, "\(state): \(result.checks.issuingCountry?.detail ?? "")")
             #expect(result.status == .valid)
         }
         let files = try inspectionDocument(mrz: td3MRZ(issuingState: "FRA")).files(pki: Self.germanPKI)
         let result = inspect(files, store: try trustStore(Self.germanPKI))
-        #expect(result.checks.passiveAuthentication.result == "passed")
-        #expect(result.checks.issuingCountry?.result == "failed")
+        #expect(result.checks.passiveAuthentication.result == .passed)
+        #expect(result.checks.issuingCountry?.result == .failed)
         #expect(result.checks.issuingCountry?.reason == "countryMismatch")
         #expect(result.status == .invalid)
     }
@@ -83,7 +83,7 @@ struct InspectionChecksTests {
     func issuingCountryUndetermined() throws {
         let files = try inspectionDocument(mrz: td3MRZ(issuingState: "XOM")).files(pki: Shared.pki)
         let result = inspect(files, store: try trustStore(Shared.pki))
-        #expect(result.checks.issuingCountry?.result == "undetermined")
+        #expect(result.checks.issuingCountry?.result == .undetermined)
         #expect(result.checks.issuingCountry?.reason == "issuingStateUnmapped")
         #expect(result.status == .valid)
     }
@@ -93,9 +93,9 @@ struct InspectionChecksTests {
         let files = try inspectionDocument().files(pki: Shared.pki)
         let result = inspect(files, store: nil)
         #expect(result.status == .unverified)
-        #expect(result.checks.issuingCountry?.result == "notPerformed")
-        #expect(result.checks.revocation?.result == "notPerformed")
-        #expect(result.checks.dataGroupStructure?.result == "passed")
+        #expect(result.checks.issuingCountry?.result == .notPerformed)
+        #expect(result.checks.revocation?.result == .notPerformed)
+        #expect(result.checks.dataGroupStructure?.result == .passed)
     }
 
     @Test("ICAO codes map to certificate countries, with the Doc 9303 special cases")
@@ -116,16 +116,16 @@ struct InspectionChecksTests {
     func expiry() throws {
         let files = try inspectionDocument(mrz: td3MRZ(dateOfExpiry: "200101")).files(pki: Shared.pki)
         let result = inspect(files, store: try trustStore(Shared.pki))
-        #expect(result.checks.documentExpiry?.result == "failed")
+        #expect(result.checks.documentExpiry?.result == .failed)
         #expect(result.checks.documentExpiry?.reason == "documentExpired")
         #expect(result.warnings.contains("documentExpired"))
         #expect(result.status == .valid)
         // Valid through the day it names.
         let mrz = try MRZ(td3MRZ(dateOfExpiry: "341231"))
         let lastDay = UTCDate.date(year: 2034, month: 12, day: 31, hours: 23, minutes: 59, seconds: 0)
-        #expect(InspectionChecks.documentExpiry(mrz: mrz, at: lastDay).result == "passed")
-        #expect(InspectionChecks.documentExpiry(mrz: mrz, at: lastDay.addingTimeInterval(120)).result == "failed")
-        #expect(InspectionChecks.documentExpiry(mrz: nil, at: lastDay).result == "notPerformed")
+        #expect(InspectionChecks.documentExpiry(mrz: mrz, at: lastDay).result == .passed)
+        #expect(InspectionChecks.documentExpiry(mrz: mrz, at: lastDay.addingTimeInterval(120)).result == .failed)
+        #expect(InspectionChecks.documentExpiry(mrz: nil, at: lastDay).result == .notPerformed)
     }
 
     @Test("DG1 against the access key: passed, failed (fields named, values not), notPerformed with a CAN or no key")
@@ -134,7 +134,7 @@ struct InspectionChecksTests {
         let store = try trustStore(Shared.pki)
         let wrongBirth = try MRZKey(documentNumber: "C01X00T47", dateOfBirth: "750812", dateOfExpiry: "341231")
         let failed = inspect(files, store: store, accessKey: wrongBirth)
-        #expect(failed.checks.accessKeyMatch?.result == "failed")
+        #expect(failed.checks.accessKeyMatch?.result == .failed)
         #expect(failed.checks.accessKeyMatch?.reason == "mrzMismatch")
         #expect(failed.checks.accessKeyMatch?.detail?.contains("dateOfBirth") == true)
         #expect(failed.checks.accessKeyMatch?.detail?.contains("750812") == false)
@@ -142,10 +142,10 @@ struct InspectionChecksTests {
         #expect(failed.status == .invalid)
 
         let padded = try MRZKey(documentNumber: "C01X00T47<", dateOfBirth: "740812", dateOfExpiry: "341231")
-        #expect(inspect(files, store: store, accessKey: padded).checks.accessKeyMatch?.result == "passed")
+        #expect(inspect(files, store: store, accessKey: padded).checks.accessKeyMatch?.result == .passed)
 
         let can = inspect(files, store: store, accessKey: nil, password: "CAN")
-        #expect(can.checks.accessKeyMatch?.result == "notPerformed")
+        #expect(can.checks.accessKeyMatch?.result == .notPerformed)
         #expect(can.checks.accessKeyMatch?.reason == "canAccess")
         #expect(can.status == .valid)
         #expect(inspect(files, store: store).checks.accessKeyMatch?.reason == "noAccessKey")
@@ -156,8 +156,8 @@ struct InspectionChecksTests {
         var document = try inspectionDocument()
         document.dataGroups[2] = TLV.encode(tag: 0x75, value: [UInt8](repeating: 0x42, count: 200))
         let result = inspect(try document.files(pki: Shared.pki), store: try trustStore(Shared.pki))
-        #expect(result.checks.passiveAuthentication.result == "passed")
-        #expect(result.checks.dataGroupStructure?.result == "failed")
+        #expect(result.checks.passiveAuthentication.result == .passed)
+        #expect(result.checks.dataGroupStructure?.result == .failed)
         #expect(result.checks.dataGroupStructure?.reason == "dg2Malformed")
         #expect(result.status == .invalid)
     }
@@ -168,11 +168,11 @@ struct InspectionChecksTests {
         document.dataGroups[1] = TLV.encode(tag: 0x61, value: TLV.encode(tag: 0x5F1F, value: Array("P<UTO".utf8)))
         let key = try MRZKey(documentNumber: "C01X00T47", dateOfBirth: "740812", dateOfExpiry: "341231")
         let result = inspect(try document.files(pki: Shared.pki), store: try trustStore(Shared.pki), accessKey: key)
-        #expect(result.checks.dataGroupStructure?.result == "failed")
+        #expect(result.checks.dataGroupStructure?.result == .failed)
         #expect(result.checks.dataGroupStructure?.reason == "dg1Malformed")
-        #expect(result.checks.documentExpiry?.result == "notPerformed")
-        #expect(result.checks.accessKeyMatch?.result == "undetermined")
-        #expect(result.checks.issuingCountry?.result == "undetermined")
+        #expect(result.checks.documentExpiry?.result == .notPerformed)
+        #expect(result.checks.accessKeyMatch?.result == .undetermined)
+        #expect(result.checks.issuingCountry?.result == .undetermined)
         #expect(result.status == .invalid)
     }
 
@@ -180,9 +180,9 @@ struct InspectionChecksTests {
     func revocation() throws {
         let files = try inspectionDocument().files(pki: Shared.pki)
         let clean = inspect(files, store: try trustStore(Shared.pki, crls: [try Shared.pki.crl(revoking: [[0x77]])]))
-        #expect(clean.checks.revocation?.result == "passed")
+        #expect(clean.checks.revocation?.result == .passed)
         let revoked = inspect(files, store: try trustStore(Shared.pki, crls: [try Shared.pki.crl(revoking: [Shared.pki.dscSerial])]))
-        #expect(revoked.checks.revocation?.result == "failed")
+        #expect(revoked.checks.revocation?.result == .failed)
         #expect(revoked.checks.revocation?.reason == "dscRevoked")
         #expect(revoked.status == .invalid)
     }

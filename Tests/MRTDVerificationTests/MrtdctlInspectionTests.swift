@@ -58,8 +58,8 @@ struct MrtdctlInspectionTests {
         #expect(result.checks.passiveAuthentication.reason == "dataGroupHashMismatch")
         #expect(result.checks.deviations?.first?.effect == "tolerated")
         #expect(result.checks.deviations?.first?.source.hasSuffix("deviationlists/UT.dvl") == true)
-        #expect(result.checks.accessKeyMatch?.result == "passed")
-        #expect(result.checks.issuingCountry?.result == "passed")
+        #expect(result.checks.accessKeyMatch?.result == .passed)
+        #expect(result.checks.issuingCountry?.result == .passed)
     }
 
     @Test("verify with another MRZ key: accessKeyMatch fails, status invalid, exit 4; the summary names the checks")

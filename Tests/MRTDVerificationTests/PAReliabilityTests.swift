@@ -29,7 +29,7 @@ import MRTDSimulation
         var result = ReadResult(status: .unverified)
         result.apply(report)
         #expect(result.status == .invalid)
-        #expect(result.checks.passiveAuthentication.result == "failed")
+        #expect(result.checks.passiveAuthentication.result == .failed)
     }
 
     // PA-SIG-02

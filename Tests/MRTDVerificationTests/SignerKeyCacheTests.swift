@@ -4,6 +4,7 @@ import MRTDSimulation
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import MRTDCore
 
 /// The signer-key cache a trust store owns (`SignerKeyCache`, used by SignedDataVerifier): one
 /// decoding per SubjectPublicKeyInfo, bounded, least recently used out first, and a key that does

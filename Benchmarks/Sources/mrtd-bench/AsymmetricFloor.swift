@@ -46,7 +46,7 @@ struct AsymmetricFloor {
             chipAuthenticationKey = spki
         }
         if let set = read.variant.terminal {
-            guard read.result.checks.terminalAuthentication?.result == "passed" else { throw BenchError.check("TA did not pass") }
+            guard read.result.checks.terminalAuthentication?.result == .passed else { throw BenchError.check("TA did not pass") }
             terminalKey = set.isKey
         }
         if let dg15 = read.files[.dg(15)] {

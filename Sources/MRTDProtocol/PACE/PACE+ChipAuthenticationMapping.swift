@@ -2,10 +2,6 @@ public import MRTDCore
 import MRTDCrypto
 
 extension PACE {
-    /// The outcome names of the chip authentication check (shared with Chip Authentication):
-    /// the key matched but EF.CardSecurity's signature is not yet checked by passive authentication.
-    public static let passedUnverifiedKey = "passed-unverified-key"
-
     /// Checks PACE-CAM (Doc 9303-11 §4.4.3.5.2, RELIABILITY PACE-08): the chip proved knowledge of
     /// the private key of a ChipAuthenticationPublicKeyInfo in EF.CardSecurity iff
     /// `CA_IC · PK_IC = PK_map,IC`.
@@ -20,25 +16,25 @@ extension PACE {
         _ outcome: Outcome, cardSecurity: [UInt8]?, cardAccess: SecurityInfos? = nil
     ) -> ReadResult.Check {
         guard let caIC = outcome.chipAuthenticationData, let mapPK = outcome.chipMappingPublicKey else {
-            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationData", keyFile: LDSFile.cardSecurity.name)
+            return ReadResult.Check(result: .failed, reason: "noChipAuthenticationData", keyFile: LDSFile.cardSecurity.name)
         }
-        guard let cardSecurity else { return ReadResult.Check(result: "failed", reason: "cardSecurityMissing", keyFile: LDSFile.cardSecurity.name) }
+        guard let cardSecurity else { return ReadResult.Check(result: .failed, reason: "cardSecurityMissing", keyFile: LDSFile.cardSecurity.name) }
         let infos: SecurityInfos
         do {
             infos = try CardSecurity(rawBytes: cardSecurity).securityInfos
         } catch {
-            return ReadResult.Check(result: "failed", reason: ErrorCode.cardSecurityMalformed.rawValue, keyFile: LDSFile.cardSecurity.name)
+            return ReadResult.Check(result: .failed, reason: ErrorCode.cardSecurityMalformed.rawValue, keyFile: LDSFile.cardSecurity.name)
         }
         if let cardAccess {
             func key(_ i: PACEInfo) -> String { "\(i.protocolOID)/\(i.version)/\(i.parameterID ?? -1)" }
             let signed = Set(infos.paceInfos.map(key))
             if !cardAccess.paceInfos.allSatisfy({ signed.contains(key($0)) }) {
-                return ReadResult.Check(result: "failed", reason: "cardSecurityInconsistent", keyFile: LDSFile.cardSecurity.name)
+                return ReadResult.Check(result: .failed, reason: "cardSecurityInconsistent", keyFile: LDSFile.cardSecurity.name)
             }
         }
         let keys = infos.chipAuthenticationPublicKeyInfos.filter { $0.keyAgreement == .ecdh }
         guard !keys.isEmpty, let group = outcome.group as? ECGroup else {
-            return ReadResult.Check(result: "failed", reason: "noChipAuthenticationKey", keyFile: LDSFile.cardSecurity.name)
+            return ReadResult.Check(result: .failed, reason: "noChipAuthenticationKey", keyFile: LDSFile.cardSecurity.name)
         }
         // Several keys on one curve (a CAM key and a generic Chip Authentication key): TR-03110-3
         // §A.1.1.2 has keyId tell them apart, and the PACEInfo's parameterId name the CAM key's keyId
@@ -53,9 +49,9 @@ extension PACE {
                 let how = key.keyID == nil ? "CAM key without keyId, found by the CAM equation"
                     : key.keyID == parameterID ? "CAM key keyId \(key.keyID!), the PACEInfo's parameterId"
                     : "CAM key keyId \(key.keyID!), found by the CAM equation (the parameterId names no such key)"
-                return ReadResult.Check(result: passedUnverifiedKey, keyFile: LDSFile.cardSecurity.name, detail: how)
+                return ReadResult.Check(result: .passedUnverifiedKey, keyFile: LDSFile.cardSecurity.name, detail: how)
             }
         }
-        return ReadResult.Check(result: "failed", reason: "keyMismatch", keyFile: LDSFile.cardSecurity.name)
+        return ReadResult.Check(result: .failed, reason: "keyMismatch", keyFile: LDSFile.cardSecurity.name)
     }
 }
