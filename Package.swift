@@ -53,6 +53,14 @@ let package = Package(
         .systemLibrary(
             name: "CLibNFC", path: "Sources/CLibNFC", pkgConfig: "libnfc",
             providers: [.apt(["libnfc-dev"])]),
+        // zlib: inflating the deflate entries of trust-list ZIP downloads (MRTDVerification's ZipArchive).
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        // libcurl: `mrtdctl trust update` fetching published trust lists over http(s) (mrtdctl only).
+        .systemLibrary(
+            name: "CLibCurl", path: "Sources/CLibCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // What Swift's Glibc module leaves out: posix_spawn_file_actions_addclosefrom_np (ChildProcess),
         // mallopt and malloc_trim (Heap).
@@ -73,7 +81,7 @@ let package = Package(
             dependencies: ["MRTDCore", "MRTDPlatform", "CLibCrypto", "CPKCS11"], swiftSettings: strict),
         .target(
             name: "MRTDVerification",
-            dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", "CZlib", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         // The protocol layer composes a read with its verification; MRTDVerification itself never
         // depends on the protocol code, so it runs offline on saved dumps.
         .target(
@@ -157,7 +165,7 @@ let package = Package(
             name: "mrtdctl",
             dependencies: [
                 "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
-                "MRTDTranscript", "MRTDSimulation", "MRTDClient",
+                "MRTDTranscript", "MRTDSimulation", "MRTDClient", "CLibCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `mrtdctl console` serves its page on 127.0.0.1 (docs/console.md): the console's own
                 // server, not the daemon's.

@@ -47,6 +47,7 @@ let package = Package(
         fuzzTarget("fuzz_ecdsa_sig", testing),
         fuzzTarget("fuzz_pace_ga", testing),
         fuzzTarget("fuzz_trust_store", verification),
+        fuzzTarget("fuzz_trust_update", verification),
         fuzzTarget("fuzz_ca_aa", testing),
         fuzzTarget("fuzz_cv_certificate", verification),
         fuzzTarget("fuzz_ipc_frame", daemon),

@@ -159,6 +159,9 @@ public struct TrustStoreSummary: Codable, Sendable, Equatable {
     public var errors: [String]?
     /// The last reload (SIGHUP): when, and whether the new store replaced the old one.
     public var lastReload: TrustReloadStatus?
+    /// The sources of `mrtdctl trust update` (docs/trust-update.md): each one's last attempt,
+    /// outcome and the age of what it installed, as of the last load or reload.
+    public var updateSources: [TrustSourceStatus]?
 
     /// One master list in the store.
     public struct MasterListSummary: Codable, Sendable, Equatable {

@@ -149,6 +149,22 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case terminalSignatureRejectedByChip
     case terminalKeyUnavailable
     case terminalEFCVCAInvalid
+
+    // MARK: Trust updates (`mrtdctl trust update`, docs/trust-update.md)
+    /// A source could not be fetched (network, DNS, HTTP status, timeout) or read.
+    case trustUpdateFetchFailed
+    /// A source (or an entry of its archive) is larger than the limit.
+    case trustUpdateTooLarge
+    /// A ZIP archive is truncated, malformed or uses what the reader does not support.
+    case trustUpdateArchiveInvalid
+    /// A source holds nothing recognised as a master list, deviation list or CRL.
+    case trustUpdateUnrecognized
+    /// A list's CMS signature, its signer's chain to a CSCA, or a CRL's signature does not verify.
+    case trustUpdateNotVerified
+    /// A list or CRL is older than the one installed for the same country or issuer.
+    case trustUpdateOlderThanInstalled
+    /// Writing into the trust directory failed (nothing of the source was installed).
+    case trustUpdateInstallFailed
 }
 
 /// An error with a stable code from the registry. Every error type whose code reaches a client (the

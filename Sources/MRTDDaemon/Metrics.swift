@@ -140,6 +140,26 @@ public final class DaemonMetrics: @unchecked Sendable {
             gauge("mrtdd_trust_last_reload_success", "1 when the last reload replaced the trust store, 0 when it was refused.",
                   last.succeeded ? "1" : "0")
         }
+        if let sources = trust.updateSources, !sources.isEmpty {
+            func label(_ text: String) -> String {
+                text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+            }
+            out += "# HELP mrtdd_trust_source_age_seconds Age of what a trust update source installed (since its signingTime or thisUpdate).\n# TYPE mrtdd_trust_source_age_seconds gauge\n"
+            for source in sources {
+                if let issued = source.issued.flatMap(ISOTime.parse) {
+                    out += "mrtdd_trust_source_age_seconds{source=\"\(label(source.source))\"} \(now.timeIntervalSince(issued).rounded())\n"
+                }
+            }
+            out += "# HELP mrtdd_trust_source_last_attempt_timestamp_seconds When trust update last tried a source (Unix time).\n# TYPE mrtdd_trust_source_last_attempt_timestamp_seconds gauge\n"
+            for source in sources {
+                out += "mrtdd_trust_source_last_attempt_timestamp_seconds{source=\"\(label(source.source))\"} \(ISOTime.parse(source.lastAttempt).map { $0.timeIntervalSince1970.rounded() } ?? 0)\n"
+            }
+            out += "# HELP mrtdd_trust_source_last_success 1 when a source's last trust update installed it or found it current, 0 when it was refused or not fetched.\n# TYPE mrtdd_trust_source_last_success gauge\n"
+            for source in sources {
+                let ok = source.outcome == "installed" || source.outcome == "unchanged"
+                out += "mrtdd_trust_source_last_success{source=\"\(label(source.source))\",outcome=\"\(label(source.outcome))\"} \(ok ? 1 : 0)\n"
+            }
+        }
         out += "# HELP mrtdd_trust_reloads_total Trust store reloads, by outcome.\n# TYPE mrtdd_trust_reloads_total counter\n"
         for outcome in ["succeeded", "failed"] {
             out += "mrtdd_trust_reloads_total{outcome=\"\(outcome)\"} \(reloads[outcome, default: 0])\n"

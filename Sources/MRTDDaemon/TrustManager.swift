@@ -83,7 +83,7 @@ public final class TrustManager: Sendable {
             return record(.init(at: ISOTime.string(date), succeeded: false, error: why))
         }
         Self.log(report, logger: logger)
-        let summary = Self.summary(store, paths: paths, configuration: configuration)
+        let summary = Self.summary(store, paths: paths, configuration: configuration, at: date)
         state.withLock { $0.store = store; $0.summary = summary }
         logger.notice("trust store reloaded", metadata: ["cscas": "\(store.anchors.count)", "crls": "\(store.crls.count)"])
         return record(.init(at: ISOTime.string(date), succeeded: true, error: nil))
@@ -119,7 +119,7 @@ public final class TrustManager: Sendable {
     }
 
     /// The health view of a loaded store.
-    public static func summary(_ store: TrustStore, paths: [String], configuration: DaemonConfiguration? = nil) -> TrustStoreSummary {
+    public static func summary(_ store: TrustStore, paths: [String], configuration: DaemonConfiguration? = nil, at date: Date = Date()) -> TrustStoreSummary {
         let report = store.report
         var summary = TrustStoreSummary(
             paths: paths, certificates: store.anchors.count, crls: store.crls.count,
@@ -137,7 +137,26 @@ public final class TrustManager: Sendable {
         summary.loadedAt = report.loadedAt
         summary.warnings = report.warnings.filter { !$0.hasPrefix("cscaExpiringSoon") }
         summary.errors = report.errors
+        let sources = updateSources(paths: paths, at: date)
+        summary.updateSources = sources.isEmpty ? nil : sources
         return summary
+    }
+
+    /// What `mrtdctl trust update` recorded in each trust directory (`.trust-update.json`).
+    static func updateSources(paths: [String], at date: Date) -> [TrustSourceStatus] {
+        var out: [TrustSourceStatus] = []
+        for path in paths {
+            // A file path has no state file beside it: load finds none.
+            for source in TrustUpdateState.load(directory: path).sources {
+                var status = TrustSourceStatus(source: source.source, lastAttempt: source.lastAttempt, outcome: source.outcome)
+                status.error = source.error
+                status.lastSuccess = source.lastSuccess
+                status.issued = source.issued
+                status.ageDays = source.issued.flatMap(ISOTime.parse).map { Int(date.timeIntervalSince($0) / 86_400) }
+                out.append(status)
+            }
+        }
+        return out
     }
 }
 

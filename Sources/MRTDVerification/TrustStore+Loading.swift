@@ -206,7 +206,8 @@ extension TrustStore {
     }
 
     /// ICAO PKD LDIF (RFC 2849): `userCertificate;binary`, `cACertificate;binary`,
-    /// `certificateRevocationList;binary` and `pkdMasterListContent` values, base64.
+    /// `certificateRevocationList;binary` and master lists (`pkdMasterListContent`, the 2026
+    /// spelling, or `CscaMasterListData`) values, base64.
     private mutating func loadLDIF(
         _ bytes: [UInt8], path: String, test: Bool,
         pendingMasterLists: inout [(bytes: [UInt8], path: String, test: Bool)]
@@ -230,7 +231,7 @@ extension TrustStore {
                 if let crl = try? CertificateRevocationList(derEncoded: value) { addCRL(crl, source: origin); crlCount += 1 } else {
                     report.rejected.append(.init(path: origin, reason: "CRL does not parse"))
                 }
-            case "pkdmasterlistcontent", "pkdmasterlistcontent;binary":
+            case "pkdmasterlistcontent", "pkdmasterlistcontent;binary", "cscamasterlistdata", "cscamasterlistdata;binary":
                 pendingMasterLists.append((value, origin, test))
             default: continue
             }

@@ -45,7 +45,7 @@ struct TrustOptions: ParsableArguments {
 struct Trust: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Inspect trust material (CSCAs, master lists, CRLs).",
-        subcommands: [List.self, Check.self])
+        subcommands: [List.self, Check.self, Update.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
