@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "MRTDChipCrypto", targets: ["MRTDChipCrypto"]),
         .library(name: "MRTDSimulation", targets: ["MRTDSimulation"]),
         .library(name: "MRTDClient", targets: ["MRTDClient"]),
+        .library(name: "MRTDScanners", targets: ["MRTDScanners"]),
         // TEST-ONLY (for Tests/, Fuzz/, Benchmarks/): no product target may depend on it (scripts/check-deps).
         .library(name: "MRTDTesting", targets: ["MRTDTesting"]),
     ],
@@ -121,6 +122,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
+        // MRZ scanners (issue 28): the framings of serial, hidraw and keyboard-wedge scanners and the
+        // check-digit validation with OCR-slip correction. Pure: no I/O (the daemon's sources read the devices).
+        .target(name: "MRTDScanners", dependencies: ["MRTDCore"], swiftSettings: strict),
         // TEST-ONLY below: scripts/check-deps fails when a product target (mrtdd, mrtdctl and all they
         // reach) depends on one of these.
         // posix_openpt for the PN532 emulator (XSI functions the Glibc module leaves out).
@@ -142,7 +146,7 @@ let package = Package(
             dependencies: [
                 // MRTDTranscript: `record-directory` writes the same transcripts as `mrtdctl read --record`.
                 "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDProtocol", "MRTDReaders", "MRTDVerification",
-                "MRTDTranscript", "MRTDClient",
+                "MRTDTranscript", "MRTDClient", "MRTDScanners",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -179,6 +183,7 @@ let package = Package(
 
         .testTarget(name: "MRTDPlatformTests", dependencies: ["MRTDPlatform"], swiftSettings: strict),
         .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
+        .testTarget(name: "MRTDScannersTests", dependencies: ["MRTDScanners", "MRTDCore"], swiftSettings: strict),
         .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
         // The chip side's crypto against the published vectors, without any product crypto.
         .testTarget(name: "MRTDChipCryptoTests", dependencies: ["MRTDChipCrypto", "MRTDTesting"], swiftSettings: strict),

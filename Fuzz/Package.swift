@@ -38,6 +38,7 @@ let package = Package(
         fuzzTarget("fuzz_biometric_groups", core),
         fuzzTarget("fuzz_lds_security_object", core + [.product(name: "SwiftASN1", package: "swift-asn1")]),
         fuzzTarget("fuzz_mrz_can_input", core),
+        fuzzTarget("fuzz_mrz_scanners", core + [.product(name: "MRTDScanners", package: "mrtdd")]),
         fuzzTarget("fuzz_sm_unwrap", session),
         fuzzTarget("fuzz_apdu_transport", verification + ["FuzzSpecimen"]),
         fuzzTarget("fuzz_session", verification + ["FuzzSpecimen"]),

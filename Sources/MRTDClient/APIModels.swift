@@ -215,3 +215,30 @@ public struct HealthView: Codable, Sendable, Equatable {
         self.trustStore = trustStore
     }
 }
+
+/// `POST /v1/mrz`: an MRZ read by the client's own OCR (issue 28). The read it starts is the
+/// caller's, bound to `reader` (any reader when absent) and waiting for the card up to the daemon's
+/// pairing window.
+public struct MRZPushRequest: Codable, Sendable, Equatable {
+    /// The MRZ lines, separated by a newline (or one unbroken string of 90, 72 or 88 characters).
+    public var mrz: String
+    public var reader: String?
+    public init(mrz: String, reader: String? = nil) {
+        self.mrz = mrz
+        self.reader = reader
+    }
+    public static let fields: Set<String> = ["mrz", "reader"]
+}
+
+/// What `POST /v1/mrz` answers: the job started, the MRZ's format and the corrections made (places
+/// and look-alike pairs, never characters).
+public struct MRZSubmission: Sendable, Codable, Equatable {
+    public var job: ReadJobView
+    public var format: String
+    public var corrections: [EventPayload.MRZCorrection]
+    public init(job: ReadJobView, format: String, corrections: [EventPayload.MRZCorrection]) {
+        self.job = job
+        self.format = format
+        self.corrections = corrections
+    }
+}

@@ -119,6 +119,12 @@ public struct DaemonClient: Sendable {
         return try await send(.post, "/v1/reads" + (wait ? "?wait=true" : ""), json: body).decode(ReadJobView.self)
     }
 
+    /// `POST /v1/mrz`: an MRZ from the caller's own OCR; the read it starts waits for the card.
+    public func pushMRZ(_ request: MRZPushRequest) async throws -> MRZSubmission {
+        let body = [UInt8](try JSONEncoder().encode(request))
+        return try await send(.post, "/v1/mrz", json: body).decode(MRZSubmission.self)
+    }
+
     public func job(_ id: String) async throws -> ReadJobView {
         try await send(.get, "/v1/reads/\(id)").decode(ReadJobView.self)
     }

@@ -71,4 +71,52 @@ public enum EventPayload {
             self.oldestId = oldestId
         }
     }
+
+    /// A look-alike character an MRZ capture corrected (`O/0`, …): where, never what.
+    public struct MRZCorrection: Codable, Sendable, Equatable {
+        public var field: String
+        public var line: Int
+        public var column: Int
+        public var pair: String
+        public init(field: String, line: Int, column: Int, pair: String) {
+            self.field = field
+            self.line = line
+            self.column = column
+            self.pair = pair
+        }
+    }
+    /// `mrz.captured`: a scanner (or `POST /v1/mrz`) delivered an MRZ whose check digits hold; a read
+    /// job waits for the card. No MRZ content: the format, the corrections' places, the job.
+    public struct MRZCaptured: Codable, Sendable, Equatable {
+        /// The source's name (`serial:/dev/ttyUSB0`, `api`).
+        public var source: String
+        /// The reader the read is bound to; nil: any reader.
+        public var reader: String?
+        /// `TD1`, `TD2` or `TD3`.
+        public var format: String
+        public var corrections: [MRZCorrection]
+        /// The read job started for it.
+        public var id: String?
+        public init(source: String, reader: String?, format: String, corrections: [MRZCorrection], id: String?) {
+            self.source = source
+            self.reader = reader
+            self.format = format
+            self.corrections = corrections
+            self.id = id
+        }
+    }
+    /// `mrz.rejected`: a scanner frame that starts no read, and why (a registry code and a message
+    /// without MRZ content): a wrong check digit, an unreadable frame, a line error.
+    public struct MRZRejected: Codable, Sendable, Equatable {
+        public var source: String
+        public var reader: String?
+        public var error: String
+        public var message: String
+        public init(source: String, reader: String?, error: String, message: String) {
+            self.source = source
+            self.reader = reader
+            self.error = error
+            self.message = message
+        }
+    }
 }

@@ -165,6 +165,13 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case trustUpdateOlderThanInstalled
     /// Writing into the trust directory failed (nothing of the source was installed).
     case trustUpdateInstallFailed
+    // MARK: MRZ capture (scanners, `POST /v1/mrz`; issue 28)
+    /// The scanned or pushed text is not an MRZ (length, line layout, characters).
+    case mrzUnreadable
+    /// A check digit of the scanned MRZ is wrong and no single OCR correction fixes it.
+    case mrzCheckDigitsWrong
+    /// More than one OCR correction would make the scanned MRZ's check digits right.
+    case mrzCorrectionAmbiguous
 }
 
 /// An error with a stable code from the registry. Every error type whose code reaches a client (the

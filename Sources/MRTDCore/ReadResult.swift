@@ -257,13 +257,16 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var deviations: [DeviationMatch]?
         /// EAC Terminal Authentication; absent when no terminal credentials were configured.
         public var terminalAuthentication: TerminalAuthenticationCheck?
+        /// DG1 as read from the chip against the MRZ a scanner read (TR-03135): `passed` or `failed`;
+        /// present only on reads started from a scanned or pushed MRZ (issue 28, docs/kiosk.md).
+        public var mrzMatch: Check?
         public init(
             passiveAuthentication: PassiveAuthenticationCheck = .notPerformed("notImplemented"),
             chipAuthentication: Check = .notPerformed("notImplemented"),
             activeAuthentication: Check = .notPerformed("notImplemented"),
             issuingCountry: Check? = nil, documentExpiry: Check? = nil, accessKeyMatch: Check? = nil,
             dataGroupStructure: Check? = nil, revocation: Check? = nil, deviations: [DeviationMatch]? = nil,
-            terminalAuthentication: TerminalAuthenticationCheck? = nil
+            terminalAuthentication: TerminalAuthenticationCheck? = nil, mrzMatch: Check? = nil
         ) {
             self.passiveAuthentication = passiveAuthentication
             self.chipAuthentication = chipAuthentication
@@ -275,6 +278,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
             self.revocation = revocation
             self.deviations = deviations
             self.terminalAuthentication = terminalAuthentication
+            self.mrzMatch = mrzMatch
         }
     }
 

@@ -111,7 +111,7 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
         case .resultNotReady, .noCard: return .conflict
         case .bodyTooLarge: return .contentTooLarge
         case .unsupportedMediaType, .faceConversionUnsupported: return .unsupportedMediaType
-        case .faceUndecodable: return .unprocessableContent
+        case .faceUndecodable, .mrzUnreadable, .mrzCheckDigitsWrong, .mrzCorrectionAmbiguous: return .unprocessableContent
         case .tooManyJobs, .tooManyJobsForUser, .tooManyClients, .tooManyClientsForUser, .tooManySubscribers,
              .tooManySubscribersForUser:
             return .tooManyRequests

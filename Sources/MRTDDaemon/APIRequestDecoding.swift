@@ -48,6 +48,37 @@ public enum APIRequestDecoding {
         if let length = contentLength.flatMap(Int.init), length > maxBody { throw .bodyTooLarge }
     }
 
+    /// `POST /v1/mrz` body → request. Strict as `POST /v1/reads`: unknown fields and wrong types refused.
+    public static func mrzPush(_ body: [UInt8]) throws(APIError) -> MRZPushRequest {
+        let data = Data(body)
+        let probe: [String: JSONProbe]
+        do {
+            probe = try JSONDecoder().decode([String: JSONProbe].self, from: data)
+        } catch DecodingError.typeMismatch {
+            throw .invalidRequest("the body must be a JSON object")
+        } catch {
+            throw .malformedJSON("cannot parse")
+        }
+        if let unknown = probe.keys.sorted().first(where: { !MRZPushRequest.fields.contains($0) }) { throw .unknownField(unknown) }
+        do {
+            let push = try JSONDecoder().decode(MRZPushRequest.self, from: data)
+            guard push.mrz.utf8.count <= 512 else { throw APIError.invalidRequest("mrz: at most 512 characters") }
+            if let reader = push.reader, reader.isEmpty || reader.utf8.count > 256 { throw APIError.invalidRequest("reader: 1 to 256 characters") }
+            return push
+        } catch let error as APIError {
+            throw error
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw .invalidRequest("missing field '\(key.stringValue)'")
+        } catch {
+            throw .invalidRequest("mrz must be a string, reader a string")
+        }
+    }
+
+    /// Any JSON value (the member names of a body are checked before it is decoded).
+    struct JSONProbe: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
     /// `POST /v1/reads` body → request. Strict: malformed JSON, unknown fields and wrong types each
     /// get their own code.
     public static func readJobRequest(_ body: [UInt8]) throws(APIError) -> ReadJobRequest {

@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import MRTDCore
 import MRTDClient
+import MRTDScanners
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
 /// `ReadScheduler`, error → status mapping in `APIError`.
@@ -18,6 +19,7 @@ struct APIRoutes: Sendable {
     let version: String
     let backends: [String]
     let started: ContinuousClock.Instant
+    let pairing: MRZPairing
     let faceConverter: FaceConverter
     let connections: @Sendable () -> Int
 
@@ -29,6 +31,7 @@ struct APIRoutes: Sendable {
             try Self.json(ReadersView(readers: await self.scheduler.readerViews()))
         }
         router.post("/v1/reads") { request, context in try await self.createRead(request, context) }
+        router.post("/v1/mrz") { request, context in try await self.pushMRZ(request, context) }
         router.get("/v1/reads/:id") { _, context in
             try Self.json(try await self.scheduler.view(id: try Self.id(context), peer: context.peer))
         }
@@ -72,7 +75,8 @@ struct APIRoutes: Sendable {
         return try Self.json(view)
     }
 
-    func createRead(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
+    /// A JSON request body within `max-request-body`; the caller wipes it once decoded.
+    func jsonBody(_ request: Request) async throws -> [UInt8] {
         // curl -d sends application/x-www-form-urlencoded; the body decides for that default.
         try APIRequestDecoding.checkBodyHeaders(
             contentType: request.headers[.contentType], contentLength: request.headers[.contentLength],
@@ -83,7 +87,11 @@ struct APIRoutes: Sendable {
         } catch is NIOTooManyBytesError {
             throw APIError.bodyTooLarge
         }
-        var bytes = body.readBytes(length: body.readableBytes) ?? []
+        return body.readBytes(length: body.readableBytes) ?? []
+    }
+
+    func createRead(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
+        var bytes = try await jsonBody(request)
         defer { secureWipeBytes(&bytes) }
         let order = try APIRequestDecoding.order(try Self.decode(bytes))
         let wait = try APIRequestDecoding.wait(request.uri)
@@ -93,6 +101,22 @@ struct APIRoutes: Sendable {
             return try Self.json(finished)
         }
         return try Self.json(created, status: .accepted, headers: [.location: created.location])
+    }
+
+    /// `POST /v1/mrz`: an MRZ from the client's own OCR, checked as a scanner's is (check digits, one
+    /// look-alike correction), then a read job of the caller's waiting for the card (issue 28).
+    func pushMRZ(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
+        let peer = try Self.peer(context)
+        var bytes = try await jsonBody(request)
+        defer { secureWipeBytes(&bytes) }
+        let push = try APIRequestDecoding.mrzPush(bytes)
+        let lines = push.mrz.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        do {
+            let submission = try await pairing.submit(ScannedMRZ(lines: lines), source: "api", reader: push.reader, peer: peer)
+            return try Self.json(submission, status: .accepted, headers: [.location: submission.job.location])
+        } catch let error as MRZCaptureError {
+            throw APIError(error)
+        }
     }
 
     /// Strict decoding: malformed JSON, unknown fields and wrong types each get their own code.
@@ -242,7 +266,7 @@ struct ErrorMiddleware: RouterMiddleware {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         switch parts.count {
         case 1 where parts[0] == "metrics": return "GET"
-        case 2 where parts[0] == "v1" && parts[1] == "reads": return "POST"
+        case 2 where parts[0] == "v1" && (parts[1] == "reads" || parts[1] == "mrz"): return "POST"
         case 2 where parts[0] == "v1" && ["health", "readers", "events"].contains(String(parts[1])): return "GET"
         case 3 where parts[0] == "v1" && parts[1] == "reads": return "GET, DELETE"
         case 4 where parts[0] == "v1" && parts[1] == "reads" && parts[3] == "face": return "GET"

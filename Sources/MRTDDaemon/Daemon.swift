@@ -27,6 +27,8 @@ public final class Daemon: Sendable {
     public let metrics: DaemonMetrics
     public let scheduler: ReadScheduler
     public let server: APIServer
+    /// Turns scanned and pushed MRZs into reads (issue 28).
+    public let pairing: MRZPairing
     /// Where session transcripts go, when `record-directory` is set.
     public let transcripts: TranscriptDirectory?
     /// Reads the configuration again for a reload (file + flags); nil: reloads reuse `configuration`.
@@ -59,10 +61,14 @@ public final class Daemon: Sendable {
             transcripts: transcripts)
         let scheduler = self.scheduler
         let events = self.events
+        let pairing = MRZPairing(
+            scheduler: scheduler, events: events, metrics: metrics, logger: logger, window: configuration.mrzWindow,
+            owner: PeerCredentials(pid: getpid(), uid: configuration.mrzOwner ?? getuid(), gid: getgid()))
+        self.pairing = pairing
         let connectionCount = Locked<APIServer?>(nil)
         let routes = APIRoutes(
             scheduler: scheduler, events: events, metrics: metrics, engine: engine, configuration: configuration,
-            version: Self.version, backends: backends.map(\.kind.rawValue), started: .now,
+            version: Self.version, backends: backends.map(\.kind.rawValue), started: .now, pairing: pairing,
             faceConverter: FaceConverter(decoder: configuration.faceDecoder),
             connections: { connectionCount.current?.connections ?? 0 })
         server = APIServer(
@@ -86,8 +92,14 @@ public final class Daemon: Sendable {
 
     /// The services in start order; the group stops them in reverse (API first, readers last).
     public var services: [any Service] {
-        [ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server, HeartbeatService(events: events),
-         MemoryTrimService(scheduler: scheduler)]
+        var services: [any Service] = [
+            ReaderMonitor(backends: backends, scheduler: scheduler, logger: logger), SchedulerService(scheduler: scheduler), server,
+            HeartbeatService(events: events), MemoryTrimService(scheduler: scheduler),
+        ]
+        if !configuration.mrzSources.isEmpty {
+            services.insert(MRZSourceService(sources: configuration.mrzSources, pairing: pairing, logger: logger), at: 2)
+        }
+        return services
     }
 
     /// Reloads configuration and trust store, as SIGHUP does: the configuration is read again; the

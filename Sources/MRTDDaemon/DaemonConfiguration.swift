@@ -65,6 +65,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// EAC terminal credentials (`NAME.cvcert` with `NAME.pkcs8` / `NAME.pkcs11`, docs/authentication.md):
     /// with them, reads asking for DG3 / DG4 run Terminal Authentication. Unset: those groups stay skipped.
     public var terminalDirectory: String?
+    /// MRZ scanners (issue 28, docs/kiosk.md): `mrz-source = KIND:DEVICE[,option=value...]` lines and
+    /// `[mrz-source]` sections, in order.
+    public var mrzSources: [MRZSourceConfiguration] = []
+    /// How long a scanned MRZ waits for its card (`mrz-window`; either order: a card already present is read at once).
+    public var mrzWindow: Duration = .seconds(30)
+    /// The uid owning the reads scanners start (`mrz-owner`); nil: the daemon's own uid.
+    public var mrzOwner: UInt32?
 
     public init() {}
 
@@ -74,16 +81,35 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Applies the `key = value` lines of a configuration file.
     public mutating func apply(file text: String, name: String = "mrtdd.conf") throws(ConfigurationError) {
         var trust: [String]?
+        /// The `[mrz-source]` section being read: its options and where it started.
+        var section: (options: [(String, String)], line: Int)?
+        func endSection() throws(ConfigurationError) {
+            guard let open = section else { return }
+            section = nil
+            try mrzSources.append(Self.source(options: open.options, file: name, line: open.line))
+        }
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
                 .map { $0.trimmingSpaces() } ?? ""
             if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                try endSection()
+                guard line == "[mrz-source]" else {
+                    throw .syntax(file: name, line: index + 1, "unknown section \(line) (the one section is [mrz-source])")
+                }
+                section = ([], index + 1)
+                continue
+            }
             guard let equals = line.firstIndex(of: "=") else {
                 throw .syntax(file: name, line: index + 1, "expected 'key = value'")
             }
             let key = line[..<equals].trimmingSpaces()
             var value = line[line.index(after: equals)...].trimmingSpaces()
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if section != nil {
+                section!.options.append((key, value))
+                continue
+            }
             if key == "trust-store" {
                 trust = (trust ?? []) + Self.list(value)
                 continue
@@ -94,7 +120,25 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 throw .syntax(file: name, line: index + 1, error.description)
             }
         }
+        try endSection()
         if let trust { trustStorePaths = trust }
+    }
+
+    /// A `[mrz-source]` section: `kind` and `device` required, the other options as on the command line.
+    static func source(options: [(String, String)], file: String, line: Int) throws(ConfigurationError) -> MRZSourceConfiguration {
+        guard let kindName = options.last(where: { $0.0 == "kind" })?.1, let kind = MRZSourceConfiguration.Kind(rawValue: kindName),
+              let device = options.last(where: { $0.0 == "device" })?.1, device.hasPrefix("/") else {
+            throw .syntax(file: file, line: line, "[mrz-source] needs kind (serial, hidraw, evdev) and device (an absolute path)")
+        }
+        var source = MRZSourceConfiguration(kind: kind, device: device)
+        for (option, value) in options where option != "kind" && option != "device" {
+            do {
+                try source.set(option, value)
+            } catch {
+                throw .syntax(file: file, line: line, error.description)
+            }
+        }
+        return source
     }
 
     /// Sets one setting by its file key (flags use the same names).
@@ -143,6 +187,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "terminal-directory":
             guard value.isEmpty || value.hasPrefix("/") else { throw .invalidValue(key, value) }
             terminalDirectory = value.isEmpty ? nil : value
+        case "mrz-source": mrzSources.append(try MRZSourceConfiguration(parsing: value))
+        case "mrz-window": mrzWindow = try Self.duration(key, value)
+        case "mrz-owner":
+            guard let uid = UInt32(value) else { throw .invalidValue(key, value) }
+            mrzOwner = uid
         case _ where Self.retiredKeys[key] != nil:
             if !retiredSettings.contains(key) { retiredSettings.append(key) }
         default: throw .unknownKey(key)

@@ -16,6 +16,10 @@ public final class DaemonMetrics: @unchecked Sendable {
     private var connectionsRefused = 0
     private var transcriptsWritten = 0
     private var transcriptsFailed = 0
+    /// Scanned or pushed MRZs (issue 28): captured, corrected (captured with a look-alike fixed),
+    /// rejected (no read started), line errors. Counts only, never content.
+    private var mrzByOutcome: [String: Int] = [:]
+    static let mrzOutcomes = ["captured", "corrected", "rejected", "lineError"]
     static let buckets: [Double] = [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
 
     public init() {}
@@ -44,6 +48,10 @@ public final class DaemonMetrics: @unchecked Sendable {
         lock.withLock { _ in
             if written { transcriptsWritten += 1 } else { transcriptsFailed += 1 }
         }
+    }
+
+    func recordMRZ(_ outcome: String) {
+        lock.withLock { _ in mrzByOutcome[outcome, default: 0] += 1 }
     }
 
     /// Transcripts written and failed so far (`record-directory`).
@@ -97,6 +105,10 @@ public final class DaemonMetrics: @unchecked Sendable {
             family("mrtdd_transcripts_total", "counter", "Session transcripts written to record-directory, by outcome (written, failed).")
             out += "mrtdd_transcripts_total{outcome=\"written\"} \(transcriptsWritten)\n"
             out += "mrtdd_transcripts_total{outcome=\"failed\"} \(transcriptsFailed)\n"
+            family("mrtdd_mrz_total", "counter", "MRZs from scanners and POST /v1/mrz, by outcome (captured, corrected: captured with a look-alike character fixed, rejected: no read started, lineError).")
+            for outcome in Self.mrzOutcomes {
+                out += "mrtdd_mrz_total{outcome=\"\(outcome)\"} \(mrzByOutcome[outcome, default: 0])\n"
+            }
             family("mrtdd_readers", "gauge", "Readers attached.")
             out += "mrtdd_readers \(gauges.readers)\n"
             family("mrtdd_readers_busy", "gauge", "Readers in a chip session.")

@@ -42,6 +42,8 @@ public actor ReadScheduler {
         /// The images besides the face (DG3-DG12), by API name; wiped with the face.
         var images: [String: (bytes: ImageBytes, mimeType: String)] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The scanned MRZ lines the job was started from (`checks.mrzMatch`); dropped when the read ends.
+        var scannedMRZ: [String]?
 
         /// The owner's uid for quotas (every job has a peer: `create` refuses one without).
         var owner: UInt32 { peer?.uid ?? UInt32.max }
@@ -164,7 +166,11 @@ public actor ReadScheduler {
 
     /// Checks an order against the engine, the configuration and the readers, and queues its job.
     /// The access secret is held by the job until its read ends.
-    public func create(_ request: ReadJobOrder, peer: PeerCredentials?) throws(SchedulerError) -> ReadJobView {
+    /// - Parameter announce: called with the job's id once it is queued and before it can start, so
+    ///   that an event announcing it precedes the read's own events (the MRZ pairing's `mrz.captured`).
+    public func create(
+        _ request: ReadJobOrder, peer: PeerCredentials?, announce: (@Sendable (String) -> Void)? = nil
+    ) throws(SchedulerError) -> ReadJobView {
         if shuttingDown { throw .shuttingDown }
         // A job without an owner would be everyone's: refuse.
         guard let peer else { throw .peerUnknown }
@@ -192,6 +198,7 @@ public actor ReadScheduler {
             id: id, requestedReader: request.reader,
             parameters: ReadParameters(access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy, recording: recording),
             peer: peer, deadline: clock.now.advanced(by: timeout))
+        job.scannedMRZ = request.scannedMRZ
         jobs[id] = job
         waiting.append(id)
         scheduleDeadlineTimer()
@@ -199,6 +206,7 @@ public actor ReadScheduler {
             "job": "\(id)", "uid": "\(peer.uid)", "pid": "\(peer.pid)", "reader": "\(request.reader ?? "any")",
             "access": "\(job.parameters.access.kind)", "policy": "\(policy.rawValue)",
         ])
+        announce?(id)
         dispatch()
         return view(job)
     }
@@ -368,6 +376,23 @@ public actor ReadScheduler {
         return true
     }
 
+    /// `checks.mrzMatch`: DG1's MRZ as read from the chip against the lines the scanner read.
+    static func mrzMatch(scanned: [String], chip: String?) -> ReadResult.Check {
+        guard let chip else { return .notPerformed("noDG1") }
+        let chipLines = chip.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        return chipLines == scanned
+            ? ReadResult.Check(result: .passed)
+            : ReadResult.Check(result: .failed, reason: "dg1DiffersFromScannedMRZ", detail: "DG1 read from the chip differs from the MRZ the scanner read")
+    }
+
+    /// Cancels a job that still waits for its card (an MRZ superseded by a newer scan: one key per
+    /// tap); a job already reading or finished is left as it is.
+    func supersede(id: String) async {
+        guard let job = jobs[id], job.state == .waiting else { return }
+        logger.info("read job superseded by a newer MRZ", metadata: ["job": "\(id)"])
+        await stop(job, reason: .user)
+    }
+
     private func finish(_ id: String, _ outcome: Outcome) {
         guard let job = jobs[id] else { return }
         job.parameters.access.wipe()
@@ -384,6 +409,9 @@ public actor ReadScheduler {
             job.error = JobFailure(error)
         case (nil, .read(let read)):
             job.result = read.result
+            if let scanned = job.scannedMRZ, job.result?.status != .failed {
+                job.result?.checks.mrzMatch = Self.mrzMatch(scanned: scanned, chip: read.result.document?.mrz)
+            }
             seconds = read.result.durationMs / 1000
             apdus = read.result.transport.apdus
             if read.result.status == .failed {
@@ -424,6 +452,7 @@ public actor ReadScheduler {
 
     /// Bookkeeping common to every finished job: retention, events, waiters, logs.
     private func conclude(_ job: Job) {
+        job.scannedMRZ = nil
         job.finished = Date()
         job.expires = clock.now.advanced(by: configuration.resultRetention)
         job.expiresDate = Date().addingTimeInterval(configuration.resultRetention.seconds)

@@ -17,11 +17,15 @@ public struct ReadJobOrder: Sendable {
     public var accessPolicy: AccessPolicy?
     /// Overall limit for waiting and reading, in seconds; capped at the daemon's read timeout.
     public var timeoutSeconds: Double?
+    /// The MRZ lines a scanner read, when the job was started from them (issue 28): the result's
+    /// `checks.mrzMatch` compares DG1 with them. Held until the read ends.
+    public var scannedMRZ: [String]?
 
     public init(
         reader: String? = nil, access: AccessKey, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
-        timeoutSeconds: Double? = nil
+        timeoutSeconds: Double? = nil, scannedMRZ: [String]? = nil
     ) {
+        self.scannedMRZ = scannedMRZ
         self.reader = reader
         self.access = access
         self.dataGroups = dataGroups

@@ -20,7 +20,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self])
+        subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self, MRZCommand.self])
 
     /// ArgumentParser's `main`, once the process is undumpable, before anything else, for every
     /// subcommand: `read` holds access keys and `console` its token, and an undumpable process's

@@ -54,6 +54,11 @@ struct MRTDD: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("record-directory"), help: "Write a transcript of every chip session here (personal data: holds the access key).")
     var recordDirectory: String?
 
+    @Option(name: .customLong("mrz-source"), help: ArgumentHelp(
+        "An MRZ scanner whose scans start reads (docs/kiosk.md), repeatable: KIND:DEVICE[,option=value...], KIND serial, hidraw or evdev; options framing=desko|rte|lines, baud=9600, parity=none|even|odd, reader=NAME, layout=us|de|fr, report-size=64, enable-report=HEX, name=LABEL.",
+        valueName: "KIND:DEVICE[,option=value...]"))
+    var mrzSources: [String] = []
+
     @Option(name: .customLong("set"), help: "Any configuration key: --set max-jobs=8 (repeatable).")
     var settings: [String] = []
 
@@ -102,6 +107,7 @@ struct MRTDD: AsyncParsableCommand, Sendable {
             if let backends { try configuration.set("backends", backends) }
             if let logLevel { try configuration.set("log-level", logLevel) }
             if let recordDirectory { try configuration.set("record-directory", recordDirectory) }
+            for source in mrzSources { try configuration.set("mrz-source", source) }
             for setting in settings {
                 let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { throw ValidationError("--set takes key=value") }
@@ -162,7 +168,10 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         let daemon = Daemon(
             configuration: configuration, backends: readerBackends, engine: engine, logger: logger,
             reloadConfiguration: { try command.makeConfiguration() })
-        logger.info("starting", metadata: ["version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))"])
+        logger.info("starting", metadata: [
+            "version": "\(Daemon.version)", "backends": "\(readerBackends.map(\.kind.rawValue))",
+            "mrzSources": "\(configuration.mrzSources.map(\.label))",
+        ])
         for key in configuration.retiredSettings {
             logger.warning("setting '\(key)' is retired and ignored: \(DaemonConfiguration.retiredKeys[key] ?? "")")
         }

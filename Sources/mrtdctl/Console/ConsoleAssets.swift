@@ -236,6 +236,23 @@ enum ConsoleAssets {
           for (const type of ["reader.added", "reader.removed", "card.inserted", "card.removed"]) {
             source.addEventListener(type, loadReaders);
           }
+          // A scanner (docs/kiosk.md) started a read of this user's: follow it, no typing.
+          source.addEventListener("mrz.captured", (e) => {
+            const c = JSON.parse(e.data);
+            if (!c.id) return;
+            current = c.id;
+            $("form-error").textContent = "";
+            $("progress-section").hidden = false; $("result-section").hidden = true;
+            $("progress").value = 0;
+            const fixed = (c.corrections || []).map((x) => x.field + " " + x.pair).join(", ");
+            $("phase").textContent = "MRZ scanned (" + c.format + (fixed ? "; corrected " + fixed : "") + "): place the document…";
+            $("submit").disabled = true;
+            follow(c.id);
+          });
+          source.addEventListener("mrz.rejected", (e) => {
+            const r = JSON.parse(e.data);
+            $("form-error").textContent = "The scanned MRZ starts no read: " + r.message + ". Scan again.";
+          });
           source.addEventListener("read.progress", (e) => {
             const p = JSON.parse(e.data);
             if (current && p.id === current) showProgress(p);
@@ -299,6 +316,7 @@ enum ConsoleAssets {
           passiveAuthentication: "Passive authentication: the issuing state signed the chip's data, and the data read matches its signed hashes",
           activeAuthentication: "Active authentication: the chip proved it holds the private key of DG15 (not a clone)",
           chipAuthentication: "Chip authentication: the chip proved it holds the private key of DG14 (not a clone), and the session was re-keyed",
+          mrzMatch: "MRZ match: the MRZ read from the chip (DG1) equals the MRZ the scanner read",
         };
         const resultWords = {
           passed: "passed", failed: "FAILED", notPerformed: "not performed", notChecked: "not checked",
