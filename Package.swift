@@ -79,7 +79,8 @@ let package = Package(
         .target(name: "CPKCS11", path: "Sources/CPKCS11", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "MRTDCrypto",
-            dependencies: ["MRTDCore", "MRTDPlatform", "CLibCrypto", "CPKCS11"], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "CLibCrypto", "CPKCS11", .product(name: "SwiftASN1", package: "swift-asn1")],
+            swiftSettings: strict),
         .target(
             name: "MRTDVerification",
             dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", "CZlib", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
@@ -87,7 +88,8 @@ let package = Package(
         // depends on the protocol code, so it runs offline on saved dumps.
         .target(
             name: "MRTDProtocol",
-            dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDVerification"], swiftSettings: strict),
+            dependencies: ["MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDVerification", .product(name: "SwiftASN1", package: "swift-asn1")],
+            swiftSettings: strict),
         .target(
             name: "MRTDReaders",
             dependencies: ["MRTDCore", "MRTDPlatform", "CPCSCLite", "CLibNFC"], swiftSettings: strict),
@@ -182,21 +184,25 @@ let package = Package(
             ], swiftSettings: strict),
 
         .testTarget(name: "MRTDPlatformTests", dependencies: ["MRTDPlatform"], swiftSettings: strict),
-        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting"], swiftSettings: strict),
+        .testTarget(name: "MRTDCoreTests", dependencies: ["MRTDCore", "MRTDTesting", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
+        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         .testTarget(name: "MRTDScannersTests", dependencies: ["MRTDScanners", "MRTDCore"], swiftSettings: strict),
-        .testTarget(name: "MRTDCryptoTests", dependencies: ["MRTDCrypto"], swiftSettings: strict),
         // The chip side's crypto against the published vectors, without any product crypto.
         .testTarget(name: "MRTDChipCryptoTests", dependencies: ["MRTDChipCrypto", "MRTDTesting"], swiftSettings: strict),
-        .testTarget(name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification"], swiftSettings: strict),
+        .testTarget(
+            name: "MRTDProtocolTests", dependencies: ["MRTDProtocol", "MRTDTesting", "MRTDVerification", .product(name: "SwiftASN1", package: "swift-asn1")],
+            swiftSettings: strict),
         .testTarget(
             name: "MRTDReadersTests", dependencies: ["MRTDReaders", "MRTDTesting", "MRTDProtocol", "MRTDCore", "MRTDVerification"], swiftSettings: strict),
-        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting"], swiftSettings: strict),
+        .testTarget(name: "MRTDVerificationTests", dependencies: ["MRTDVerification", "MRTDTesting", .product(name: "SwiftASN1", package: "swift-asn1")], swiftSettings: strict),
         .testTarget(
             name: "MRTDDaemonTests",
             dependencies: [
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDPlatform", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
-        .testTarget(name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders"], swiftSettings: strict),
+        .testTarget(
+            name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders", .product(name: "SwiftASN1", package: "swift-asn1")],
+            swiftSettings: strict),
     ]
 )

@@ -24,7 +24,7 @@ public import SwiftASN1
 /// whose parameters are absent or NULL; encoding is DER with the parameters absent (RFC 5754 §2).
 public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, Sendable, Hashable {
     /// `id-icao-mrtd-security-ldsSecurityObject`, the eContentType of the SOD's SignedData.
-    public static let oid = "2.23.136.1.1.1"
+    public static let oid: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 1]
 
     /// eContentTypes found on EF.SOD in the field in place of ``oid``, each with the warning that
     /// passive authentication reports when it meets it (docs/field-quirks.md, "Signed data"):
@@ -32,9 +32,9 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     ///   read-only access v1.1, Annex C), on Belgian and French documents (gmrtd#424, pymrtd#8);
     /// - `1.2.528.1.1006.1.20.1`, the Sdu Identification (NL) content type of some Dutch documents
     ///   (gmrtd#425; JMRTD's `SDU_LDS_SOD_OID`).
-    public static let legacyContentTypes: [String: String] = [
-        "1.3.27.1.1.1": "sodContentTypeLegacyICAO",
-        "1.2.528.1.1006.1.20.1": "sodContentTypeSdu",
+    public static let legacyContentTypes: [ASN1ObjectIdentifier: String] = [
+        [1, 3, 27, 1, 1, 1]: "sodContentTypeLegacyICAO",
+        [1, 2, 528, 1, 1006, 1, 20, 1]: "sodContentTypeSdu",
     ]
 
     @inlinable
@@ -42,8 +42,8 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
 
     /// 0 (LDS 1.7) or 1 (LDS 1.8 and later, with ``ldsVersion`` and ``unicodeVersion``).
     public var version: Int
-    /// The dotted OID of the hash algorithm: `2.16.840.1.101.3.4.2.1` for SHA-256.
-    public var hashAlgorithmOID: String
+    /// The OID of the hash algorithm: `2.16.840.1.101.3.4.2.1` for SHA-256.
+    public var hashAlgorithmOID: ASN1ObjectIdentifier
     /// The hashes in the order they appear in the object.
     public var dataGroupHashes: [DataGroupHash]
     /// `LDSVersionInfo.ldsVersion` (`"0108"`), v1 only.
@@ -54,7 +54,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     /// An object holding `dataGroupHashes` in the given order.
     public init(
         version: Int = 0,
-        hashAlgorithmOID: String,
+        hashAlgorithmOID: ASN1ObjectIdentifier,
         dataGroupHashes: [DataGroupHash],
         ldsVersion: String? = nil,
         unicodeVersion: String? = nil
@@ -69,7 +69,7 @@ public struct LDSSecurityObject: DERImplicitlyTaggable, BERImplicitlyTaggable, S
     /// An object holding `dataGroupHashes` in ascending data group order.
     public init(
         version: Int = 0,
-        hashAlgorithmOID: String,
+        hashAlgorithmOID: ASN1ObjectIdentifier,
         dataGroupHashes: [Int: [UInt8]],
         ldsVersion: String? = nil,
         unicodeVersion: String? = nil

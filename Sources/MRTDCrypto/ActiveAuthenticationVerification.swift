@@ -1,3 +1,4 @@
+public import SwiftASN1
 import MRTDCore
 
 /// What checking an Active Authentication signature found. A wrong signature is a result, not an
@@ -19,13 +20,13 @@ public struct ActiveAuthenticationVerification: Sendable, Equatable {
 extension DigestAlgorithm {
     /// The hash of an ECDSA signature algorithm OID: BSI TR-03111 `ecdsa-plain-SHA*`
     /// (0.4.0.127.0.7.1.1.4.1.x) or ANSI X9.62 `ecdsa-with-SHA*`; `nil` for any other OID.
-    public init?(ecdsaSignatureAlgorithmOID oid: String) {
+    public init?(ecdsaSignatureAlgorithmOID oid: ASN1ObjectIdentifier) {
         switch oid {
-        case "0.4.0.127.0.7.1.1.4.1.1", "1.2.840.10045.4.1": self = .sha1
-        case "0.4.0.127.0.7.1.1.4.1.2", "1.2.840.10045.4.3.1": self = .sha224
-        case "0.4.0.127.0.7.1.1.4.1.3", "1.2.840.10045.4.3.2": self = .sha256
-        case "0.4.0.127.0.7.1.1.4.1.4", "1.2.840.10045.4.3.3": self = .sha384
-        case "0.4.0.127.0.7.1.1.4.1.5", "1.2.840.10045.4.3.4": self = .sha512
+        case [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 1], [1, 2, 840, 10045, 4, 1]: self = .sha1
+        case [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 2], [1, 2, 840, 10045, 4, 3, 1]: self = .sha224
+        case [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 3], [1, 2, 840, 10045, 4, 3, 2]: self = .sha256
+        case [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 4], [1, 2, 840, 10045, 4, 3, 3]: self = .sha384
+        case [0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 5], [1, 2, 840, 10045, 4, 3, 4]: self = .sha512
         default: return nil
         }
     }

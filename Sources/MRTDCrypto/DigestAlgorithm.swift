@@ -1,3 +1,4 @@
+public import SwiftASN1
 internal import CLibCrypto
 
 /// The hash functions of LDS security objects and key derivation (Doc 9303-10 §4.6.2.2, Doc 9303-11 §9.7.1).
@@ -19,19 +20,19 @@ public enum DigestAlgorithm: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// The dotted object identifier (OIW for SHA-1, NIST `hashAlgs` for SHA-2).
-    public var oid: String {
+    /// The object identifier (OIW for SHA-1, NIST `hashAlgs` for SHA-2).
+    public var oid: ASN1ObjectIdentifier {
         switch self {
-        case .sha1: "1.3.14.3.2.26"
-        case .sha224: "2.16.840.1.101.3.4.2.4"
-        case .sha256: "2.16.840.1.101.3.4.2.1"
-        case .sha384: "2.16.840.1.101.3.4.2.2"
-        case .sha512: "2.16.840.1.101.3.4.2.3"
+        case .sha1: [1, 3, 14, 3, 2, 26]
+        case .sha224: [2, 16, 840, 1, 101, 3, 4, 2, 4]
+        case .sha256: [2, 16, 840, 1, 101, 3, 4, 2, 1]
+        case .sha384: [2, 16, 840, 1, 101, 3, 4, 2, 2]
+        case .sha512: [2, 16, 840, 1, 101, 3, 4, 2, 3]
         }
     }
 
-    /// The algorithm with the given dotted OID, or `nil`.
-    public init?(oid: String) {
+    /// The algorithm with the given OID, or `nil`.
+    public init?(oid: ASN1ObjectIdentifier) {
         guard let match = DigestAlgorithm.allCases.first(where: { $0.oid == oid }) else { return nil }
         self = match
     }

@@ -1,3 +1,4 @@
+public import SwiftASN1
 internal import CLibCrypto
 import FoundationEssentials
 public import MRTDCore
@@ -41,19 +42,19 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         }
 
         /// The curve's OID (RFC 5480, RFC 5639).
-        public var oid: String {
+        public var oid: ASN1ObjectIdentifier {
             switch self {
-            case .p192: "1.2.840.10045.3.1.1"
-            case .p224: "1.3.132.0.33"
-            case .p256: "1.2.840.10045.3.1.7"
-            case .p384: "1.3.132.0.34"
-            case .p521: "1.3.132.0.35"
-            case .brainpoolP192r1: "1.3.36.3.3.2.8.1.1.3"
-            case .brainpoolP224r1: "1.3.36.3.3.2.8.1.1.5"
-            case .brainpoolP256r1: "1.3.36.3.3.2.8.1.1.7"
-            case .brainpoolP320r1: "1.3.36.3.3.2.8.1.1.9"
-            case .brainpoolP384r1: "1.3.36.3.3.2.8.1.1.11"
-            case .brainpoolP512r1: "1.3.36.3.3.2.8.1.1.13"
+            case .p192: [1, 2, 840, 10045, 3, 1, 1]
+            case .p224: [1, 3, 132, 0, 33]
+            case .p256: [1, 2, 840, 10045, 3, 1, 7]
+            case .p384: [1, 3, 132, 0, 34]
+            case .p521: [1, 3, 132, 0, 35]
+            case .brainpoolP192r1: [1, 3, 36, 3, 3, 2, 8, 1, 1, 3]
+            case .brainpoolP224r1: [1, 3, 36, 3, 3, 2, 8, 1, 1, 5]
+            case .brainpoolP256r1: [1, 3, 36, 3, 3, 2, 8, 1, 1, 7]
+            case .brainpoolP320r1: [1, 3, 36, 3, 3, 2, 8, 1, 1, 9]
+            case .brainpoolP384r1: [1, 3, 36, 3, 3, 2, 8, 1, 1, 11]
+            case .brainpoolP512r1: [1, 3, 36, 3, 3, 2, 8, 1, 1, 13]
             }
         }
 

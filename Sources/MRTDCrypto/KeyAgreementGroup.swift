@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SwiftASN1
 public import MRTDCore
 
 /// A group for (EC)DH key agreement: an elliptic curve over a prime field or a prime-order subgroup

@@ -1,3 +1,4 @@
+import SwiftASN1
 internal import CLibCrypto
 public import MRTDCore
 
@@ -130,8 +131,10 @@ public struct KeyAgreementPublicKey: Sendable {
             var key = encodedPublicKey
             if let ec = group as? ECGroup {
                 if !explicitParameters, let curve = ec.standardCurve {
-                    let namedCurve = TLV.encode(tag: 0x06, value: try PublicKeyDataObject.oidContent(curve.oid))
-                    algorithm = AlgorithmIdentifier(algorithm: SecurityProtocolOID.ecPublicKey, parameters: namedCurve)
+                    var namedCurve = DER.Serializer()
+                    try namedCurve.serialize(curve.oid)
+                    algorithm = AlgorithmIdentifier(
+                        algorithm: SecurityProtocolOID.ecPublicKey, parameters: namedCurve.serializedBytes)
                 } else {
                     algorithm = try .explicit(try ec.explicitParameters)
                 }
@@ -144,11 +147,7 @@ public struct KeyAgreementPublicKey: Sendable {
             } else {
                 throw CryptoError.unsupported("SubjectPublicKeyInfo of group \(group.name)")
             }
-            // SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, BIT STRING (no unused bits) }
-            let identifier = TLV.encode(tag: 0x30, children: [
-                TLV.encode(tag: 0x06, value: try PublicKeyDataObject.oidContent(algorithm.algorithm)),
-            ] + (algorithm.parameters.map { [$0] } ?? []))
-            return TLV.encode(tag: 0x30, children: [identifier, TLV.encode(tag: 0x03, value: [0] + key)])
+            return try SubjectPublicKeyInfo(algorithm: algorithm, subjectPublicKey: key).derEncoded()
         } catch let error as CryptoError {
             throw error
         } catch {

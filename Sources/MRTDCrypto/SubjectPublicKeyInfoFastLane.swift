@@ -1,3 +1,4 @@
+import SwiftASN1
 internal import CLibCrypto
 import MRTDCore
 
@@ -17,7 +18,7 @@ import MRTDCore
 /// `d2i_PUBKEY` as before, which accepts or rejects it with its own error.
 enum SubjectPublicKeyInfoFastLane {
     /// rsaEncryption (RFC 3279 §2.3.1); its parameters are NULL.
-    static let rsaEncryption = "1.2.840.113549.1.1.1"
+    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
 
     /// The key, or nil when `der` is not exactly one of the two shapes or OpenSSL refuses it here.
     static func key(_ der: [UInt8]) -> EVPKeyHandle? {

@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
+import SwiftASN1
 
 /// Why Chip Authentication failed. Each has a stable code (RELIABILITY CA-01, CA-02): a failure is
 /// reported as such, never silently replaced by the BAC/PACE session.
@@ -131,10 +132,7 @@ public enum ChipAuthentication {
         var token: [UInt8]?
         if mechanism.usesGeneralAuthenticate {
             // AES variant (§6.2.4.2): MSE:Set AT with the protocol OID, then GENERAL AUTHENTICATE.
-            guard let oidBytes = ObjectIdentifierContent.encode(mechanism.oid) else {
-                throw ProtocolError.chipAuthentication(.unsupportedProtocol, detail: mechanism.oid)
-            }
-            var mseData = TLV.encode(tag: 0x80, value: oidBytes)
+            var mseData = TLV.encode(tag: 0x80, value: mechanism.oid.contentOctets)
             if let keyReference { mseData += TLV.encode(tag: 0x84, value: keyReference) }
             let mse = try await send(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA4, data: mseData), on: channel, step: "MSE:Set AT")
             try check(mse.statusWord, step: "MSE:Set AT")
@@ -256,7 +254,7 @@ public enum ChipAuthentication {
             object = try PublicKeyDataObject.encode(
                 protocolOID: mechanism.oid, keyAgreement: mechanism.keyAgreement, publicKey: terminalPublicKey)
         } catch {
-            throw ProtocolError.chipAuthentication(.unsupportedProtocol, detail: mechanism.oid)
+            throw ProtocolError.chipAuthentication(.unsupportedProtocol, detail: mechanism.oid.description)
         }
         do {
             return Array(try AESCMAC.mac(key: ksMac, data: object).prefix(8))

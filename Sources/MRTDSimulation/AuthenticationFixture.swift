@@ -3,7 +3,7 @@ import MRTDChipCrypto
 public import MRTDCore
 public import MRTDCrypto
 import MRTDProtocol
-import SwiftASN1
+public import SwiftASN1
 import Synchronization
 
 /// One Chip Authentication key of a virtual chip, as DG14 publishes it.
@@ -151,8 +151,8 @@ public struct AuthenticationFixture: Sendable {
     }
 
     /// BSI TR-03111 `ecdsa-plain-SHA*`.
-    public static func ecdsaPlainOID(_ digest: DigestAlgorithm) -> String {
-        let arc: Int
+    public static func ecdsaPlainOID(_ digest: DigestAlgorithm) -> ASN1ObjectIdentifier {
+        let arc: UInt
         switch digest {
         case .sha1: arc = 1
         case .sha224: arc = 2
@@ -160,7 +160,7 @@ public struct AuthenticationFixture: Sendable {
         case .sha384: arc = 4
         case .sha512: arc = 5
         }
-        return "0.4.0.127.0.7.1.1.4.1.\(arc)"
+        return ecdsaPlainSignatures.appending(arc)
     }
 
     // MARK: Encoding
@@ -201,9 +201,12 @@ public struct AuthenticationFixture: Sendable {
         return TLV.encode(tag: 0x30, children: [newAlgorithm, outer[1].encoded])
     }
 
-    private static func oid(_ dotted: String) throws -> [UInt8] {
+    /// `ecdsa-plain-signatures` (BSI TR-03111 §5.2.1).
+    private static let ecdsaPlainSignatures: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 1, 1, 4, 1]
+
+    private static func oid(_ oid: ASN1ObjectIdentifier) throws -> [UInt8] {
         var serializer = DER.Serializer()
-        try serializer.serialize(ASN1ObjectIdentifier(dotRepresentation: dotted))
+        try serializer.serialize(oid)
         return serializer.serializedBytes
     }
 

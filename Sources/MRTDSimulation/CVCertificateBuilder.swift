@@ -1,4 +1,5 @@
 import MRTDCore
+public import SwiftASN1
 public import MRTDCrypto
 public import MRTDProtocol
 public import MRTDVerification
@@ -9,7 +10,7 @@ public struct CVCertificateBuilder: Sendable {
     public var authorityReference: String
     public var holderReference: String
     /// The TA algorithm of the holder's key (`id-TA-ECDSA-SHA-256`, …).
-    public var algorithmOID: String
+    public var algorithmOID: ASN1ObjectIdentifier
     /// The holder's key (its public half goes into the certificate).
     public var holderKey: PrivateKey
     /// Whether the key object carries the EC domain parameters (CVCA certificates).
@@ -22,7 +23,7 @@ public struct CVCertificateBuilder: Sendable {
     /// Flip a bit of the signature.
     public var corruptSignature = false
 
-    public init(authorityReference: String, holderReference: String, algorithmOID: String, holderKey: PrivateKey,
+    public init(authorityReference: String, holderReference: String, algorithmOID: ASN1ObjectIdentifier, holderKey: PrivateKey,
                 includeDomainParameters: Bool, accessRights: UInt8, effectiveDate: CVDate, expirationDate: CVDate) {
         self.authorityReference = authorityReference
         self.holderReference = holderReference
@@ -35,21 +36,21 @@ public struct CVCertificateBuilder: Sendable {
     }
 
     /// Signs the certificate with `issuerKey` under `issuerAlgorithmOID` (the issuer's TA algorithm).
-    public func build(issuerKey: PrivateKey, issuerAlgorithmOID: String) throws -> CVCertificate {
+    public func build(issuerKey: PrivateKey, issuerAlgorithmOID: ASN1ObjectIdentifier) throws -> CVCertificate {
         let body = TLV.encode(tag: 0x7F4E, children: [
             TLV.encode(tag: 0x5F29, value: [0x00]),
             TLV.encode(tag: 0x42, value: Array(authorityReference.utf8)),
             try Self.publicKeyObject(holderKey, algorithmOID: algorithmOID, domain: includeDomainParameters),
             TLV.encode(tag: 0x5F20, value: Array(holderReference.utf8)),
             TLV.encode(tag: 0x7F4C, children: [
-                TLV.encode(tag: 0x06, value: ObjectIdentifierContent.encode(terminalTypeOID)!),
+                TLV.encode(tag: 0x06, value: terminalTypeOID.contentOctets),
                 TLV.encode(tag: 0x53, value: [accessRights]),
             ]),
             TLV.encode(tag: 0x5F25, value: effectiveDate.digits),
             TLV.encode(tag: 0x5F24, value: expirationDate.digits),
         ])
         guard let scheme = TerminalAuthenticationAlgorithm(oid: issuerAlgorithmOID)?.scheme else {
-            throw CVCertificateError.unsupportedAlgorithm(issuerAlgorithmOID)
+            throw CVCertificateError.unsupportedAlgorithm(issuerAlgorithmOID.description)
         }
         var signature = try issuerKey.signature(message: body, scheme: scheme)
         if corruptSignature { signature[signature.count / 2] ^= 0x01 }
@@ -58,14 +59,14 @@ public struct CVCertificateBuilder: Sendable {
 
     /// `7F49` for `key`: RSA `81 n, 82 e`; EC `86 Y`, with `81 p .. 85 r, 87 f` when `domain`.
     /// The components come from the key's SubjectPublicKeyInfo (EC with explicit parameters).
-    public static func publicKeyObject(_ key: PrivateKey, algorithmOID: String, domain: Bool) throws -> [UInt8] {
+    public static func publicKeyObject(_ key: PrivateKey, algorithmOID: ASN1ObjectIdentifier, domain: Bool) throws -> [UInt8] {
         let spki = try key.subjectPublicKeyInfo()
         let outer = try TLV.parse(spki, expecting: 0x30).children()
         let algorithm = try outer[0].children()
         let bitString = Array(outer[1].value.dropFirst())
-        var objects = [TLV.encode(tag: 0x06, value: ObjectIdentifierContent.encode(algorithmOID)!)]
+        var objects = [TLV.encode(tag: 0x06, value: algorithmOID.contentOctets)]
         func unsigned(_ tlv: TLV) -> [UInt8] { Array(tlv.value.drop { $0 == 0 }) }
-        if algorithm[0].bytes == ObjectIdentifierContent.encode("1.2.840.113549.1.1.1")! {
+        if algorithm[0].bytes == ASN1ObjectIdentifier.AlgorithmIdentifier.rsaEncryption.contentOctets {
             let rsa = try TLV.parse(bitString, expecting: 0x30).children()
             objects += [TLV.encode(tag: 0x81, value: unsigned(rsa[0])), TLV.encode(tag: 0x82, value: unsigned(rsa[1]))]
         } else {
@@ -104,10 +105,10 @@ public struct EACTestSet: Sendable {
     public var dv: CVCertificate
     public var inspectionSystem: CVCertificate
     /// The TA algorithm of every key in the set.
-    public var algorithmOID: String
+    public var algorithmOID: ASN1ObjectIdentifier
 
     public init(cvcaKey: PrivateKey, dvKey: PrivateKey, isKey: PrivateKey, cvca: CVCertificate, dv: CVCertificate,
-                inspectionSystem: CVCertificate, algorithmOID: String) {
+                inspectionSystem: CVCertificate, algorithmOID: ASN1ObjectIdentifier) {
         self.cvcaKey = cvcaKey
         self.dvKey = dvKey
         self.isKey = isKey
@@ -118,14 +119,14 @@ public struct EACTestSet: Sendable {
     }
 
     /// `id-TA-ECDSA-SHA-256`.
-    public static let ecdsaSHA256 = "0.4.0.127.0.7.2.2.2.2.3"
+    public static let ecdsaSHA256: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 2, 2, 3]
 
     /// Role bits for the access-rights byte.
     public static let cvcaRole: UInt8 = 0xC0, dvDomesticRole: UInt8 = 0x80, dvForeignRole: UInt8 = 0x40, isRole: UInt8 = 0x00
 
     /// A fresh set on `curve` (`brainpoolP256r1` by default), valid 2020-2045, granting DG3 and DG4.
     /// `sequence` ends each holder reference (`UTCVCA` + sequence).
-    public static func make(curve: String = "brainpoolP256r1", country: String = "UT", algorithmOID: String = ecdsaSHA256,
+    public static func make(curve: String = "brainpoolP256r1", country: String = "UT", algorithmOID: ASN1ObjectIdentifier = ecdsaSHA256,
                             rsaBits: Int? = nil, sequence: String = "00001") throws -> EACTestSet {
         func key() throws -> PrivateKey {
             if let rsaBits { return try PrivateKey.generate(.rsa(bits: rsaBits)) }
@@ -137,7 +138,7 @@ public struct EACTestSet: Sendable {
 
     /// A set over given keys (the fixture keys of `scripts/make-test-fixtures`).
     public static func make(cvcaKey: PrivateKey, dvKey: PrivateKey, isKey: PrivateKey, country: String = "UT",
-                            algorithmOID: String = ecdsaSHA256, sequence: String = "00001") throws -> EACTestSet {
+                            algorithmOID: ASN1ObjectIdentifier = ecdsaSHA256, sequence: String = "00001") throws -> EACTestSet {
         let from = CVDate(year: 2020, month: 1, day: 1), to = CVDate(year: 2045, month: 1, day: 1)
         let cvcaName = "\(country)CVCA\(sequence)", dvName = "\(country)DVTEST\(sequence)", isName = "\(country)ISTEST\(sequence)"
         let cvca = try CVCertificateBuilder(
@@ -160,7 +161,7 @@ public struct EACTestSet: Sendable {
     public func inspectionSystem(
         holder: String? = nil, rights: UInt8 = 0x03, effective: CVDate = .init(year: 2020, month: 1, day: 1),
         expiration: CVDate = .init(year: 2045, month: 1, day: 1), key: PrivateKey? = nil, corruptSignature: Bool = false,
-        terminalTypeOID: String = CVCertificate.inspectionSystemOID
+        terminalTypeOID: ASN1ObjectIdentifier = CVCertificate.inspectionSystemOID
     ) throws -> CVCertificate {
         var builder = CVCertificateBuilder(
             authorityReference: dv.holderReference, holderReference: holder ?? inspectionSystem.holderReference,

@@ -2,6 +2,7 @@ public import MRTDCore
 public import MRTDCrypto
 public import FoundationEssentials
 import MRTDVerification
+import SwiftASN1
 
 extension SpecimenDocument {
     /// EF.CardSecurity for `securityInfos`: CMS SignedData with eContentType `id-SecurityObject`
@@ -10,7 +11,7 @@ extension SpecimenDocument {
         _ securityInfos: SecurityInfos, digest: DigestAlgorithm = .sha256, signer: DocumentSigner
     ) throws -> [UInt8] {
         try CMSSigner.sign(
-            content: securityInfos.derEncoded(), eContentTypeOID: SecurityProtocolOID.securityObject,
+            content: securityInfos.derEncoded(), eContentTypeOID: SecurityProtocolOID.securityObject.description,
             certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
     }
 }

@@ -1,6 +1,7 @@
 public import MRTDCore
 public import MRTDCrypto
 import MRTDVerification
+import SwiftASN1
 
 /// The files of a virtual passport for the ICAO specimen ERIKSSON ANNA MARIA (Doc 9303-4 Appendix A),
 /// with a synthetic face and an EF.SOD signed by the given document signer: `--simulate` passes its
@@ -76,7 +77,7 @@ public struct SpecimenDocument: Sendable {
             version: 0, hashAlgorithmOID: digest.oid,
             dataGroupHashes: dataGroups.mapValues { digest.hash($0) })
         let cms = try CMSSigner.sign(
-            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid,
+            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
             certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
         files[.sod] = TLV.encode(tag: 0x77, value: cms)
 

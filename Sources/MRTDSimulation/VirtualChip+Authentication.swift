@@ -161,12 +161,12 @@ extension VirtualChip {
     private func mseSetATForChipAuthentication(_ command: CommandAPDU, _ authentication: VirtualChipAuthentication) -> ResponseAPDU {
         guard isAuthenticated else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
         guard let objects = try? TLV.parseAll(command.data), let oid = objects.first(where: { $0.tag == 0x80 }),
-              let dotted = try? ASN1ObjectIdentifier(derEncoded: TLV.encode(tag: 0x06, value: oid.value)).description
+              let requested = try? ASN1ObjectIdentifier(derEncoded: TLV.encode(tag: 0x06, value: oid.value))
         else { return ResponseAPDU(statusWord: .incorrectData) }
         guard let index = chipAuthenticationKeyIndex(objects.first { $0.tag == 0x84 }?.bytes, authentication) else {
             return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
-        guard authentication.chipAuthenticationKeys[index].caProtocol.oid == dotted else {
+        guard authentication.chipAuthenticationKeys[index].caProtocol.oid == requested else {
             return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
         authenticationState.pendingKeyIndex = index
@@ -195,7 +195,7 @@ extension VirtualChip {
             }
             defer { chipWipe(&ksMac) }
             guard let token = try? ChipPACE.authenticationToken(
-                kMac: ksMac, cipher: cipher, protocolOID: key.caProtocol.oid, publicKey: publicKey.bytes,
+                kMac: ksMac, cipher: cipher, protocolOID: key.caProtocol.oid.description, publicKey: publicKey.bytes,
                 ellipticCurve: key.caProtocol.keyAgreement == .ecdh)
             else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
             answer = TLV.encode(tag: 0x81, value: nonce) + TLV.encode(tag: 0x82, value: token)

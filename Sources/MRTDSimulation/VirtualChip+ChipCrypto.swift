@@ -1,6 +1,7 @@
 import MRTDChipCrypto
 import MRTDCore
 import MRTDCrypto
+import SwiftASN1
 
 /// What the virtual chip hands its own cryptography (`MRTDChipCrypto`): domain parameters and
 /// cipher suites as the chip's files state them, and its random source. Only data crosses here; no
@@ -10,7 +11,7 @@ extension ChipDomainParameters {
     init(_ parameters: DomainParameters) {
         switch parameters {
         case .standardized(let id): self = .standardized(id)
-        case .namedCurve(let oid): self = .namedCurve(oid)
+        case .namedCurve(let oid): self = .namedCurve(oid.description)
         case .ec(let curve):
             self = .curve(p: curve.p, a: curve.a, b: curve.b, generator: curve.generator, order: curve.order, cofactor: curve.cofactor)
         case .dh(let group): self = .modp(p: group.p, g: group.g, q: group.q)

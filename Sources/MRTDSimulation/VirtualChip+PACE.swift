@@ -1,6 +1,7 @@
 public import MRTDCore
 import MRTDChipCrypto
 import MRTDProtocol
+import SwiftASN1
 
 /// PACE on a virtual chip: which protocols it lists in EF.CardAccess, which passwords it takes,
 /// and switches for the negative tests of RELIABILITY PACE-01..08.
@@ -114,7 +115,7 @@ extension VirtualChip {
         let parameterID = objects.first(where: { $0.tag == 0x84 })?.bytes.reduce(0) { $0 << 8 | Int($1) }
         if parameterID == nil && pace.requireParameterID { return ResponseAPDU(statusWord: .lcInconsistentWithP1P2) }
         guard let info = pace.infos.first(where: {
-            (try? PublicKeyDataObject.oidContent($0.protocolOID)) == oidObject.bytes
+            $0.protocolOID.contentOctets == oidObject.bytes
                 && (parameterID == nil || $0.parameterID == parameterID)
         }), let proto = info.paceProtocol else {
             return ResponseAPDU(statusWord: .incorrectData)
@@ -205,11 +206,11 @@ extension VirtualChip {
             case 4:
                 guard command.cla & 0x10 == 0, let tIFD = value(0x85) else { return fail() }
                 let expected = try ChipPACE.authenticationToken(
-                    kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid, publicKey: paceState.ephPK, ellipticCurve: ellipticCurve)
+                    kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid.description, publicKey: paceState.ephPK, ellipticCurve: ellipticCurve)
                 // A wrong password gives other keys: the terminal's token does not verify.
                 guard tIFD == expected else { return fail(.authenticationFailed) }
                 var tIC = try ChipPACE.authenticationToken(
-                    kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid, publicKey: paceState.terminalEphPK,
+                    kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid.description, publicKey: paceState.terminalEphPK,
                     ellipticCurve: ellipticCurve)
                 if pace.faults.contains(.badToken) { tIC[0] ^= 0x01 }
                 var objects = TLV.encode(tag: pace.faults.contains(.wrongTag(step: 4)) ? 0x96 : 0x86, value: tIC)

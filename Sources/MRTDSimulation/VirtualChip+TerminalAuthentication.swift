@@ -2,6 +2,7 @@ import MRTDChipCrypto
 import MRTDCore
 import MRTDProtocol
 public import MRTDVerification
+import SwiftASN1
 
 /// The chip side of EAC Terminal Authentication (BSI TR-03110-1 §4.4, TR-03110-3 §B.11): trust
 /// points, a current date, and DG3 / DG4 released only after TA with a chain granting them.
@@ -176,6 +177,6 @@ extension VirtualChip {
             guard let n = elements[0x81], let e = elements[0x82] else { return false }
             chipKey = .rsa(modulus: n, exponent: e)
         }
-        return ChipTerminalAuthentication.verify(algorithmOID: key.algorithmOID, key: chipKey, message: message, signature: signature)
+        return ChipTerminalAuthentication.verify(algorithmOID: key.algorithmOID.description, key: chipKey, message: message, signature: signature)
     }
 }

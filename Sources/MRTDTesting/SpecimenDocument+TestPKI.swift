@@ -2,6 +2,7 @@ public import MRTDCore
 public import MRTDCrypto
 public import MRTDSimulation
 import MRTDVerification
+import SwiftASN1
 
 // The tests' specimen: signed by the fixed TEST-ONLY document signer of certs/test, so that
 // `TestPKI.csca()` and `--trust certs/test` verify it. `--simulate` signs with its per-process
@@ -53,7 +54,7 @@ extension SpecimenDocument {
             version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid,
             dataGroupHashes: Dictionary(uniqueKeysWithValues: dataGroups.map { ($0.key.dataGroupNumber!, DigestAlgorithm.sha256.hash($0.value)) }))
         let cms = try CMSSigner.sign(
-            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid,
+            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
             certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: .sha256)
         files[.sod] = TLV.encode(tag: 0x77, value: cms)
         return (files, plain.faceImage)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MRTDCore
 import SwiftASN1
 
 /// Small, checked accessors over SwiftASN1 nodes for the CMS and X.509 structures parsed here.
@@ -35,9 +36,9 @@ extension ASN1Node {
         }
     }
 
-    /// A dotted object identifier.
-    func oid() throws -> String {
-        try ASN1ObjectIdentifier(berEncoded: self).description
+    /// An object identifier.
+    func oid() throws -> ASN1ObjectIdentifier {
+        try ASN1ObjectIdentifier(berEncoded: self)
     }
 
     /// The node re-read as DER bytes as encoded (a copy of `encodedBytes`).
@@ -88,17 +89,17 @@ extension ASN1Identifier {
     static func context(_ n: UInt) -> ASN1Identifier { ASN1Identifier(tagWithNumber: n, tagClass: .contextSpecific) }
 }
 
-/// Well-known object identifiers (dotted).
+/// Well-known object identifiers.
 enum OID {
-    static let signedData = "1.2.840.113549.1.7.2"
-    static let contentType = "1.2.840.113549.1.9.3"
-    static let messageDigest = "1.2.840.113549.1.9.4"
-    static let signingTime = "1.2.840.113549.1.9.5"
+    static let signedData = ASN1ObjectIdentifier.CMS.signedData
+    static let contentType = ASN1ObjectIdentifier.CMS.contentType
+    static let messageDigest = ASN1ObjectIdentifier.CMS.messageDigest
+    static let signingTime = ASN1ObjectIdentifier.CMS.signingTime
     /// `id-icao-cscaMasterList` (Doc 9303-12 §9).
-    static let cscaMasterList = "2.23.136.1.1.2"
+    static let cscaMasterList: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 2]
     /// `id-SecurityObject` of EF.CardSecurity (BSI TR-03110-3 §A.1.2.5).
-    static let securityObject = "0.4.0.127.0.7.3.2.1"
-    static let md5 = "1.2.840.113549.2.5"
+    static let securityObject: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 3, 2, 1]
+    static let md5: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 5]
 }
 
 /// Calendar arithmetic without Foundation's Calendar (certificate times are UTC).

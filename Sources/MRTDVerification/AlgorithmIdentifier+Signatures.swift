@@ -6,8 +6,8 @@ import SwiftASN1
 /// to the digests and signature schemes passive authentication accepts (Doc 9303-12 §7: SHA-1/SHA-2,
 /// RSA PKCS #1 v1.5, RSA-PSS, ECDSA).
 extension AlgorithmIdentifier {
-    /// The dotted algorithm OID.
-    var oid: String { algorithm }
+    /// The dotted algorithm OID, as errors name it.
+    var oid: String { algorithm.description }
 
     /// The digest named by this identifier. MD5 and unknown hashes are refused.
     func digestAlgorithm() throws(AlgorithmError) -> DigestAlgorithm {
@@ -44,41 +44,36 @@ extension AlgorithmIdentifier {
         case weak
     }
 
-    /// Looked up by dotted OID.
-    private static let signatures: [String: SignatureEntry] = {
-        let table: [(String, SignatureEntry)] = [
-            ("1.2.840.113549.1.1.1", .rsa(nil)),  // rsaEncryption
-            ("1.2.840.113549.1.1.5", .rsa(.sha1)), ("1.3.14.3.2.29", .rsa(.sha1)),
-            ("1.2.840.113549.1.1.14", .rsa(.sha224)), ("1.2.840.113549.1.1.11", .rsa(.sha256)),
-            ("1.2.840.113549.1.1.12", .rsa(.sha384)), ("1.2.840.113549.1.1.13", .rsa(.sha512)),
-            ("1.2.840.113549.1.1.10", .pss),
-            ("1.2.840.10045.2.1", .ecdsa(nil)),  // id-ecPublicKey
-            ("1.2.840.10045.4.1", .ecdsa(.sha1)), ("1.2.840.10045.4.3.1", .ecdsa(.sha224)),
-            ("1.2.840.10045.4.3.2", .ecdsa(.sha256)), ("1.2.840.10045.4.3.3", .ecdsa(.sha384)),
-            ("1.2.840.10045.4.3.4", .ecdsa(.sha512)),
+    /// Looked up by OID.
+    private static let signatures: [ASN1ObjectIdentifier: SignatureEntry] = {
+        let table: [(ASN1ObjectIdentifier, SignatureEntry)] = [
+            ([1, 2, 840, 113549, 1, 1, 1], .rsa(nil)),  // rsaEncryption
+            ([1, 2, 840, 113549, 1, 1, 5], .rsa(.sha1)), ([1, 3, 14, 3, 2, 29], .rsa(.sha1)),
+            ([1, 2, 840, 113549, 1, 1, 14], .rsa(.sha224)), ([1, 2, 840, 113549, 1, 1, 11], .rsa(.sha256)),
+            ([1, 2, 840, 113549, 1, 1, 12], .rsa(.sha384)), ([1, 2, 840, 113549, 1, 1, 13], .rsa(.sha512)),
+            ([1, 2, 840, 113549, 1, 1, 10], .pss),
+            ([1, 2, 840, 10045, 2, 1], .ecdsa(nil)),  // id-ecPublicKey
+            ([1, 2, 840, 10045, 4, 1], .ecdsa(.sha1)), ([1, 2, 840, 10045, 4, 3, 1], .ecdsa(.sha224)),
+            ([1, 2, 840, 10045, 4, 3, 2], .ecdsa(.sha256)), ([1, 2, 840, 10045, 4, 3, 3], .ecdsa(.sha384)),
+            ([1, 2, 840, 10045, 4, 3, 4], .ecdsa(.sha512)),
             // BSI TR-03111 §5.2.1 ecdsa-plain-signatures
-            ("0.4.0.127.0.7.1.1.4.1.1", .ecdsaPlain(.sha1)), ("0.4.0.127.0.7.1.1.4.1.2", .ecdsaPlain(.sha224)),
-            ("0.4.0.127.0.7.1.1.4.1.3", .ecdsaPlain(.sha256)), ("0.4.0.127.0.7.1.1.4.1.4", .ecdsaPlain(.sha384)),
-            ("0.4.0.127.0.7.1.1.4.1.5", .ecdsaPlain(.sha512)),
+            ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 1], .ecdsaPlain(.sha1)), ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 2], .ecdsaPlain(.sha224)),
+            ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 3], .ecdsaPlain(.sha256)), ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 4], .ecdsaPlain(.sha384)),
+            ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 5], .ecdsaPlain(.sha512)),
             // md2/md4/md5WithRSAEncryption
-            ("1.2.840.113549.1.1.2", .weak), ("1.2.840.113549.1.1.3", .weak), ("1.2.840.113549.1.1.4", .weak),
+            ([1, 2, 840, 113549, 1, 1, 2], .weak), ([1, 2, 840, 113549, 1, 1, 3], .weak), ([1, 2, 840, 113549, 1, 1, 4], .weak),
         ]
         return Dictionary(uniqueKeysWithValues: table)
     }()
 
-    private static let digests: [String: DigestAlgorithm] = Dictionary(
+    private static let digests: [ASN1ObjectIdentifier: DigestAlgorithm] = Dictionary(
         uniqueKeysWithValues: DigestAlgorithm.allCases.map { ($0.oid, $0) })
 
     /// MD2, MD4, MD5 (Doc 9303-12 §7 permits SHA-1 and SHA-2 only).
-    private static let weakDigests: Set<String> = ["1.2.840.113549.2.2", "1.2.840.113549.2.4", OID.md5]
+    private static let weakDigests: Set<ASN1ObjectIdentifier> = [[1, 2, 840, 113549, 2, 2], [1, 2, 840, 113549, 2, 4], OID.md5]
 
     /// MGF1 (RFC 8017 §B.2.1).
-    private static let mgf1 = "1.2.840.113549.1.1.8"
-
-    /// The content octets of a dotted OID (X.690 §8.19).
-    static func encodedOID(_ dotted: String) -> [UInt8] {
-        ObjectIdentifierContent.encode(dotted) ?? []
-    }
+    private static let mgf1: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 8]
 
     /// RFC 4055 §3.1:
     /// ```

@@ -1,6 +1,7 @@
 public import FoundationEssentials
 import MRTDCore
 import MRTDCrypto
+public import SwiftASN1
 
 /// A card-verifiable certificate (BSI TR-03110-3 §C.1, ISO/IEC 7816-8), as EAC Terminal
 /// Authentication presents them to the chip: CVCA (link) certificates, document verifier (DV) and
@@ -39,7 +40,10 @@ public struct CVCertificate: Sendable, Equatable {
     /// The `5F37` object (tag, length, signature).
     public let signatureObject: [UInt8]
     /// The signature value (plain `r || s` for ECDSA, TR-03111 §5.2.1).
-    public var signature: [UInt8] { (try? TLV.parse(signatureObject))?.bytes ?? [] }
+    public var signature: [UInt8] {
+        guard let node = try? BER.parse(signatureObject), case .primitive(let bytes) = node.content else { return [] }
+        return Array(bytes)
+    }
     /// The profile identifier (0 for version 1).
     public let profileIdentifier: Int
     /// Certification Authority Reference: the CHR of the key that signed this certificate.
@@ -49,14 +53,14 @@ public struct CVCertificate: Sendable, Equatable {
     /// The public key (domain parameters only in CVCA certificates).
     public let publicKey: CVPublicKey
     /// The terminal type of the authorization template (`0.4.0.127.0.7.3.1.2.1` = `id-IS`).
-    public let terminalTypeOID: String
+    public let terminalTypeOID: ASN1ObjectIdentifier
     /// The discretionary data of the authorization template (1 byte for `id-IS`).
     public let accessRights: [UInt8]
     public let effectiveDate: CVDate
     public let expirationDate: CVDate
 
     /// `id-IS`, the inspection systems of eMRTDs (TR-03110-3 §C.4.1).
-    public static let inspectionSystemOID = "0.4.0.127.0.7.3.1.2.1"
+    public static let inspectionSystemOID: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 3, 1, 2, 1]
 
     /// The holder's role (bits 7-6 of the first access-rights byte).
     public var role: Role {
@@ -85,65 +89,89 @@ public struct CVCertificate: Sendable, Equatable {
     /// Decodes a DER/BER `7F21` certificate; trailing bytes are rejected.
     /// - Throws: ``CVCertificateError``.
     public init(rawBytes: [UInt8]) throws(CVCertificateError) {
-        let outer: TLV
+        let root: ASN1Node
         do {
-            outer = try TLV.parse(rawBytes, expecting: 0x7F21)
+            root = try BER.parse(rawBytes)
         } catch {
             throw .malformed("not a CV certificate (7F21): \(error)")
         }
-        guard outer.encodedLength == rawBytes.count else { throw .malformed("trailing bytes after the certificate") }
-        let children: [TLV]
-        do {
-            children = try outer.children()
-        } catch {
-            throw .malformed("certificate content: \(error)")
+        try self.init(node: root, identifier: Self.defaultIdentifier)
+    }
+
+    /// The tags of TR-03110-3 §D.2 (ISO/IEC 7816-6 application class; constructed ones marked).
+    enum Tag {
+        /// `7F21` CV Certificate (constructed).
+        static let certificate = ASN1Identifier(tagWithNumber: 0x21, tagClass: .application)
+        /// `7F4E` Certificate Body (constructed).
+        static let body = ASN1Identifier(tagWithNumber: 0x4E, tagClass: .application)
+        /// `5F37` Signature.
+        static let signature = ASN1Identifier(tagWithNumber: 0x37, tagClass: .application)
+        /// `5F29` Certificate Profile Identifier.
+        static let profileIdentifier = ASN1Identifier(tagWithNumber: 0x29, tagClass: .application)
+        /// `42` Certification Authority Reference.
+        static let authorityReference = ASN1Identifier(tagWithNumber: 0x02, tagClass: .application)
+        /// `7F49` Public Key (constructed).
+        static let publicKey = ASN1Identifier(tagWithNumber: 0x49, tagClass: .application)
+        /// `5F20` Certificate Holder Reference.
+        static let holderReference = ASN1Identifier(tagWithNumber: 0x20, tagClass: .application)
+        /// `7F4C` Certificate Holder Authorization Template (constructed).
+        static let authorizationTemplate = ASN1Identifier(tagWithNumber: 0x4C, tagClass: .application)
+        /// `53` Discretionary Data (the access rights).
+        static let discretionaryData = ASN1Identifier(tagWithNumber: 0x13, tagClass: .application)
+        /// `5F25` Certificate Effective Date.
+        static let effectiveDate = ASN1Identifier(tagWithNumber: 0x25, tagClass: .application)
+        /// `5F24` Certificate Expiration Date.
+        static let expirationDate = ASN1Identifier(tagWithNumber: 0x24, tagClass: .application)
+    }
+
+    /// Parses the certificate node (BER: CV certificates are BER-TLV, ISO/IEC 7816-4 §5.2; their
+    /// fields are not in a fixed DER order that a SEQUENCE parser could walk, so each is looked
+    /// up by tag, the first of a repeated tag counting, as before).
+    init(node root: ASN1Node, identifier: ASN1Identifier) throws(CVCertificateError) {
+        guard root.identifier == identifier, case .constructed(let children) = root.content else {
+            throw .malformed("not a CV certificate (7F21)")
         }
-        guard children.count == 2, children[0].tag == 0x7F4E, children[1].tag == 0x5F37 else {
-            throw .malformed("expected a body (7F4E) and a signature (5F37)")
-        }
-        self.rawBytes = rawBytes
-        body = children[0].encoded
-        signatureObject = children[1].encoded
-        let fields: [TLV]
-        do {
-            fields = try children[0].children()
-        } catch {
-            throw .malformed("certificate body: \(error)")
-        }
-        func field(_ tag: UInt, _ name: String) throws(CVCertificateError) -> TLV {
-            guard let found = fields.first(where: { $0.tag == tag }) else { throw .malformed("\(name) missing") }
+        let parts = Array(children)
+        guard parts.count == 2, parts[0].identifier == Tag.body, case .constructed(let bodyFields) = parts[0].content,
+              parts[1].identifier == Tag.signature, case .primitive = parts[1].content
+        else { throw .malformed("expected a body (7F4E) and a signature (5F37)") }
+        rawBytes = Array(root.encodedBytes)
+        body = Array(parts[0].encodedBytes)
+        signatureObject = Array(parts[1].encodedBytes)
+        let fields = Array(bodyFields)
+        func field(_ tag: ASN1Identifier, _ name: String) throws(CVCertificateError) -> ASN1Node {
+            guard let found = fields.first(where: { $0.identifier == tag }) else { throw .malformed("\(name) missing") }
             return found
         }
-        let profile = try field(0x5F29, "profile identifier")
-        guard profile.value.count == 1 else { throw .malformed("profile identifier is not one byte") }
-        profileIdentifier = Int(profile.value.first!)
-        authorityReference = try Self.reference(field(0x42, "CAR"), "CAR")
-        holderReference = try Self.reference(field(0x5F20, "CHR"), "CHR")
-        publicKey = try CVPublicKey(object: field(0x7F49, "public key"))
-        let chat = try field(0x7F4C, "authorization template")
-        do {
-            let parts = try chat.children()
-            guard let oid = parts.first(where: { $0.tag == 0x06 }), let rights = parts.first(where: { $0.tag == 0x53 }),
-                  let dotted = ObjectIdentifierContent.dotted(Array(oid.value)), !rights.value.isEmpty
-            else { throw CVCertificateError.malformed("authorization template lacks its OID or rights") }
-            terminalTypeOID = dotted
-            accessRights = rights.bytes
-        } catch let error as CVCertificateError {
-            throw error
-        } catch {
-            throw .malformed("authorization template: \(error)")
+        func value(_ tag: ASN1Identifier, _ name: String) throws(CVCertificateError) -> [UInt8] {
+            guard case .primitive(let bytes) = try field(tag, name).content else { throw .malformed("\(name) is constructed") }
+            return Array(bytes)
         }
-        effectiveDate = try CVDate(digits: field(0x5F25, "effective date").bytes)
-        expirationDate = try CVDate(digits: field(0x5F24, "expiration date").bytes)
+        let profile = try value(Tag.profileIdentifier, "profile identifier")
+        guard profile.count == 1 else { throw .malformed("profile identifier is not one byte") }
+        profileIdentifier = Int(profile[0])
+        authorityReference = try Self.reference(value(Tag.authorityReference, "CAR"), "CAR")
+        holderReference = try Self.reference(value(Tag.holderReference, "CHR"), "CHR")
+        publicKey = try CVPublicKey(node: field(Tag.publicKey, "public key"))
+        guard case .constructed(let template) = try field(Tag.authorizationTemplate, "authorization template").content,
+              let oid = template.first(where: { $0.identifier == .objectIdentifier }),
+              let rights = template.first(where: { $0.identifier == Tag.discretionaryData }),
+              case .primitive(let rightsBytes) = rights.content, !rightsBytes.isEmpty,
+              let terminalType = try? ASN1ObjectIdentifier(berEncoded: oid)
+        else { throw .malformed("authorization template lacks its OID or rights") }
+        terminalTypeOID = terminalType
+        accessRights = Array(rightsBytes)
+        effectiveDate = try CVDate(digits: value(Tag.effectiveDate, "effective date"))
+        expirationDate = try CVDate(digits: value(Tag.expirationDate, "expiration date"))
         guard effectiveDate <= expirationDate else { throw .malformed("expires before it takes effect") }
     }
 
-    private static func reference(_ tlv: TLV, _ name: String) throws(CVCertificateError) -> String {
+    private static func reference(_ value: [UInt8], _ name: String) throws(CVCertificateError) -> String {
         // TR-03110-3 §A.6.1: country code, holder mnemonic, sequence number; ISO 8859-1, 8-16 chars.
-        guard (1...16).contains(tlv.value.count), tlv.value.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+        guard (1...16).contains(value.count), value.allSatisfy({ (0x20...0x7E).contains($0) }) else {
             throw .malformed("\(name) is not 1-16 printable characters")
         }
-        return String(decoding: tlv.value, as: UTF8.self)
+        return String(decoding: value, as: UTF8.self)
     }
 
     /// Whether `issuer`'s key (with the CVCA's domain parameters `domain`, for EC) signed this
@@ -158,6 +186,14 @@ public struct CVCertificate: Sendable, Equatable {
 
     /// Whether the certificate is valid on `date` (both ends inclusive, TR-03110-3 §C.1.5).
     public func isValid(on date: CVDate) -> Bool { effectiveDate <= date && date <= expirationDate }
+}
+
+extension CVCertificate: BERReadable {
+    static var defaultIdentifier: ASN1Identifier { Tag.certificate }
+
+    init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+        try self.init(node: rootNode, identifier: identifier)
+    }
 }
 
 /// Why a CV certificate cannot be used.

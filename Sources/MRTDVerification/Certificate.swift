@@ -184,9 +184,9 @@ extension TBSCertificate {
             _ = nodes.next(ifIdentifier: .context(0))  // version
             let serial = try nodes.required("serialNumber", identifier: .integer).primitiveBytes()
             let signature = try AlgorithmIdentifier(berEncoded: nodes.required("signature", identifier: .sequence))
-            let issuer = try DistinguishedName(node: nodes.required("issuer"))
+            let issuer = try DistinguishedName(berEncoded: nodes.required("issuer"))
             let validity = try Validity(berEncoded: nodes.required("validity"))
-            let subject = try DistinguishedName(node: nodes.required("subject"))
+            let subject = try DistinguishedName(berEncoded: nodes.required("subject"))
             let key = try nodes.required("subjectPublicKeyInfo", identifier: .sequence)
             var extensions = CertificateExtensions()
             // issuerUniqueID and subjectUniqueID are skipped.
@@ -254,27 +254,27 @@ struct CertificateExtensions: BERReadable {
         guard parts.count >= 2, let value = parts.last else { return }
         let extensionValue = try value.octetStringBytes()
         guard parts[0].identifier == .objectIdentifier else { throw ASN1Error.invalidASN1Object(reason: "extnID") }
-        let id = try parts[0].primitiveBytes()
-        // id-ce (2.5.29) extensions: 55 1D nn
-        guard id.count == 3, id.first == 0x55, id.dropFirst().first == 0x1D, let last = id.last else { return }
-        switch last {
-        case 14:  // subjectKeyIdentifier
+        // An extension this reader does not know, or whose extnID does not decode, is skipped.
+        guard let id = try? ASN1ObjectIdentifier(berEncoded: parts[0]) else { return }
+        typealias Extension = ASN1ObjectIdentifier.CertificateExtension
+        switch id {
+        case Extension.subjectKeyIdentifier:
             subjectKeyIdentifier = Array(try ASN1OctetString(berEncoded: BER.parse(extensionValue)).bytes)
-        case 35:  // authorityKeyIdentifier
+        case Extension.authorityKeyIdentifier:
             // AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL, … }
             try BER.sequence(BER.parse(extensionValue), identifier: .sequence) { fields in
                 while let field = fields.next() {
                     if field.identifier == .context(0) { authorityKeyIdentifier = Array(try field.primitiveBytes()) }
                 }
             }
-        case 15:  // keyUsage
+        case Extension.keyUsage:
             let bits = try ASN1BitString(berEncoded: BER.parse(extensionValue))
             var value: UInt16 = 0
             for (i, byte) in bits.bytes.prefix(2).enumerated() {
                 value |= UInt16(byte.bitReversed) << (8 * i)
             }
             keyUsage = value
-        case 19:  // basicConstraints
+        case Extension.basicConstraints:
             isCA = try BER.sequence(BER.parse(extensionValue), identifier: .sequence) { fields in
                 defer { fields.skipRemaining() }
                 return try fields.next(ifIdentifier: .boolean).map { try Bool(berEncoded: $0) } ?? false

@@ -40,7 +40,7 @@ public struct CertificateRevocationList: Sendable, BERReadable {
         (issuer, thisUpdate, nextUpdate, revokedSerials) = try BER.sequence(envelope.toBeSigned, identifier: .sequence) { nodes in
             _ = nodes.next(ifIdentifier: .integer)  // version
             _ = try nodes.required("signature")
-            let issuer = try DistinguishedName(node: nodes.required("issuer"))
+            let issuer = try DistinguishedName(berEncoded: nodes.required("issuer"))
             let thisUpdate = try UTCDate.parseTime(nodes.required("thisUpdate")).date
             var next: Date?
             var revoked = Set<[UInt8]>()

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 public import MRTDCrypto
 import MRTDCore
-import SwiftASN1
+public import SwiftASN1
 
 /// A deviation list (ICAO Doc 9303-12, 8th ed., §10 "Deviation List Structure"; the format BSI
 /// TR-03129 introduced): the signed list in which an issuing State names its documents that deviate
@@ -63,7 +63,7 @@ public struct DeviationList: Sendable {
         public var text: String?
         public var type: DeviationType
         /// The deviationType OID as listed.
-        public var oid: String
+        public var oid: ASN1ObjectIdentifier
         /// The `Datagroup` or `MRZField` INTEGER parameter, for the types that take one.
         public var parameter: Int?
     }
@@ -87,35 +87,35 @@ public struct DeviationList: Sendable {
         case nationalUse = "NationalUse"
         case unknown
 
-        /// `id-Deviation-…` (2.23.136.1.1.7.x[.y]).
-        public var oid: String {
+        /// `id-Deviation-…` (2.23.136.1.1.7.x[.y]); `nil` for ``unknown``.
+        public var oid: ASN1ObjectIdentifier? {
             switch self {
-            case .certOrKey: "2.23.136.1.1.7.1"
-            case .dsSignature: "2.23.136.1.1.7.1.1"
-            case .dsEncoding: "2.23.136.1.1.7.1.2"
-            case .cscaEncoding: "2.23.136.1.1.7.1.3"
-            case .aaKeyCompromised: "2.23.136.1.1.7.1.4"
-            case .lds: "2.23.136.1.1.7.2"
-            case .dgMalformed: "2.23.136.1.1.7.2.1"
-            case .dgHashWrong: "2.23.136.1.1.7.2.2"
-            case .sodSignatureWrong: "2.23.136.1.1.7.2.3"
-            case .comInconsistent: "2.23.136.1.1.7.2.4"
-            case .mrz: "2.23.136.1.1.7.3"
-            case .mrzWrongData: "2.23.136.1.1.7.3.1"
-            case .mrzWrongCheckDigit: "2.23.136.1.1.7.3.2"
-            case .chip: "2.23.136.1.1.7.4"
-            case .nationalUse: "2.23.136.1.1.7.5"
-            case .unknown: ""
+            case .certOrKey: [2, 23, 136, 1, 1, 7, 1]
+            case .dsSignature: [2, 23, 136, 1, 1, 7, 1, 1]
+            case .dsEncoding: [2, 23, 136, 1, 1, 7, 1, 2]
+            case .cscaEncoding: [2, 23, 136, 1, 1, 7, 1, 3]
+            case .aaKeyCompromised: [2, 23, 136, 1, 1, 7, 1, 4]
+            case .lds: [2, 23, 136, 1, 1, 7, 2]
+            case .dgMalformed: [2, 23, 136, 1, 1, 7, 2, 1]
+            case .dgHashWrong: [2, 23, 136, 1, 1, 7, 2, 2]
+            case .sodSignatureWrong: [2, 23, 136, 1, 1, 7, 2, 3]
+            case .comInconsistent: [2, 23, 136, 1, 1, 7, 2, 4]
+            case .mrz: [2, 23, 136, 1, 1, 7, 3]
+            case .mrzWrongData: [2, 23, 136, 1, 1, 7, 3, 1]
+            case .mrzWrongCheckDigit: [2, 23, 136, 1, 1, 7, 3, 2]
+            case .chip: [2, 23, 136, 1, 1, 7, 4]
+            case .nationalUse: [2, 23, 136, 1, 1, 7, 5]
+            case .unknown: nil
             }
         }
 
-        init(oid: String) {
+        init(oid: ASN1ObjectIdentifier) {
             self = Self.allCases.first { $0.oid == oid && $0 != .unknown } ?? .unknown
         }
     }
 
     /// `id-icao-DeviationList`.
-    public static let contentTypeOID = "2.23.136.1.1.7"
+    public static let contentTypeOID: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 7]
     /// The DER of `id-icao-DeviationList` as it appears in a ContentInfo (`06 06 67 81 08 01 01 07`).
     static let contentTypeDER: [UInt8] = [0x06, 0x06, 0x67, 0x81, 0x08, 0x01, 0x01, 0x07]
 
@@ -273,7 +273,7 @@ extension DeviationList.Documents: BERReadable {
             documentType = try DeviationList.printable(field).replacing("<", with: "")
         case .context(1):
             dscIdentifier = try BER.sequence(field, identifier: .context(1)) { parts in
-                let issuer = try DistinguishedName(node: parts.required("issuerAndSerialNumber issuer"))
+                let issuer = try DistinguishedName(berEncoded: parts.required("issuerAndSerialNumber issuer"))
                 let serial = try parts.required("issuerAndSerialNumber serialNumber", identifier: .integer).primitiveBytes()
                 return .issuerAndSerialNumber(issuer: issuer, serial: Array(serial))
             }

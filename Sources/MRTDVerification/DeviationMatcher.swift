@@ -1,6 +1,7 @@
 import FoundationEssentials
 import MRTDCore
 import MRTDCrypto
+import SwiftASN1
 
 /// Matches a document against verified deviation lists and decides, per deviation, whether a
 /// failed check is tolerated (Doc 9303-12 §10; BSI TR-03135 asks the inspection system to take
@@ -130,7 +131,7 @@ struct DeviationMatcher {
             break
         }
         return ReadResult.DeviationMatch(
-            type: description.type.rawValue, oid: description.oid,
+            type: description.type.rawValue, oid: description.oid.description,
             affects: affects, description: description.text, effect: effect, check: check, explanation: explanation,
             source: list.source, signer: list.signer.subject.description)
     }

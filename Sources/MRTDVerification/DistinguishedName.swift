@@ -14,7 +14,9 @@ import SwiftASN1
 /// Issuers re-encode names (PrintableString vs UTF8String, case, spacing), so matching uses
 /// ``matchKey``: every attribute as `oid-hex=value` with the value case-folded and white space
 /// collapsed (the spirit of RFC 5280 §7.1), in sorted order.
-public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
+public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible, BERReadable {
+    static var defaultIdentifier: ASN1Identifier { .sequence }
+
     /// The DER bytes as they appear in the certificate.
     public let derBytes: [UInt8]
     /// The normalised form used to match an issuer to a subject.
@@ -26,15 +28,15 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     /// demand: a trust store holds thousands of names and shows few).
     public var description: String {
         guard let node = try? BER.parse(derBytes), let attributes = try? Self.attributes(node) else { return "#" + derBytes.hex }
-        return attributes.reversed().map { (Self.shortNames[$0.type] ?? $0.type) + "=" + Self.string($0.value) }
+        return attributes.reversed().map { (Self.shortNames[$0.type] ?? $0.type.description) + "=" + Self.string($0.value) }
             .joined(separator: ",")
     }
 
-    init(node: ASN1Node) throws {
+    init(berEncoded node: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = node.bytes
         var parts: [[UInt8]] = []
         var country: String?
-        for (typeNode, value) in try Self.attributeNodes(node) {
+        for (typeNode, value) in try Self.attributeNodes(node, identifier) {
             let type = try typeNode.primitiveBytes()
             var part: [UInt8] = []
             part.reserveCapacity(type.count * 2 + 40)
@@ -44,7 +46,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             }
             part.append(UInt8(ascii: "="))
             Self.appendFolded(value, to: &part)
-            if type.elementsEqual([0x55, 0x04, 0x06]) {  // 2.5.4.6 countryName
+            if type.elementsEqual(Self.countryNameContent) {
                 country = Self.string(value).uppercased()
             }
             parts.append(part)
@@ -57,6 +59,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// The content octets of `countryName` (2.5.4.6), compared with each attribute type's as read.
+    private static let countryNameContent = Attribute.countryName.contentOctets
 
     /// Appends the value case-folded with white space runs collapsed: on the bytes for ASCII
     /// strings (nearly every CSCA name), through Unicode case folding otherwise.
@@ -80,14 +85,16 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Every AttributeTypeAndValue in order, as (type OID, value node).
-    private static func attributes(_ node: ASN1Node) throws -> [(type: String, value: ASN1Node)] {
-        try attributeNodes(node).map { (try $0.type.oid(), $0.value) }
+    private static func attributes(_ node: ASN1Node) throws -> [(type: ASN1ObjectIdentifier, value: ASN1Node)] {
+        try attributeNodes(node, defaultIdentifier).map { (try $0.type.oid(), $0.value) }
     }
 
     /// Every AttributeTypeAndValue in order, as (type node, value node).
-    private static func attributeNodes(_ node: ASN1Node) throws -> [(type: ASN1Node, value: ASN1Node)] {
+    private static func attributeNodes(
+        _ node: ASN1Node, _ identifier: ASN1Identifier
+    ) throws -> [(type: ASN1Node, value: ASN1Node)] {
         var out: [(type: ASN1Node, value: ASN1Node)] = []
-        for rdn in try node.children(.sequence, "Name") {
+        for rdn in try node.children(identifier, "Name") {
             for atv in try rdn.children(.set, "RDN") {
                 let parts = try atv.children(.sequence, "AttributeTypeAndValue")
                 guard parts.count == 2, parts[0].identifier == .objectIdentifier else {
@@ -123,10 +130,14 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: DistinguishedName, rhs: DistinguishedName) -> Bool { lhs.matchKey == rhs.matchKey }
     public func hash(into hasher: inout Hasher) { hasher.combine(matchKey) }
 
-    private static let shortNames: [String: String] = [
-        "2.5.4.3": "CN", "2.5.4.6": "C", "2.5.4.7": "L", "2.5.4.8": "ST", "2.5.4.10": "O", "2.5.4.11": "OU",
-        "2.5.4.5": "serialNumber", "2.5.4.4": "SN", "2.5.4.42": "GN", "1.2.840.113549.1.9.1": "emailAddress",
-        "0.9.2342.19200300.100.1.25": "DC", "2.5.4.97": "organizationIdentifier",
+    private typealias Attribute = ASN1ObjectIdentifier.NameAttributes
+
+    private static let shortNames: [ASN1ObjectIdentifier: String] = [
+        Attribute.commonName: "CN", Attribute.countryName: "C", Attribute.localityName: "L",
+        Attribute.stateOrProvinceName: "ST", Attribute.organizationName: "O", Attribute.organizationalUnitName: "OU",
+        Attribute.serialNumber: "serialNumber", Attribute.surname: "SN", Attribute.givenName: "GN",
+        Attribute.emailAddress: "emailAddress", Attribute.domainComponent: "DC",
+        [2, 5, 4, 97]: "organizationIdentifier",
     ]
 
     /// The text of a DirectoryString or IA5String value; anything else as hex.

@@ -22,7 +22,7 @@ import SwiftASN1
 struct SignedData: Sendable {
     var version: Int
     var digestAlgorithms: [AlgorithmIdentifier]
-    var eContentType: String
+    var eContentType: ASN1ObjectIdentifier
     /// The eContent octets (segments of a constructed OCTET STRING joined); `nil` when detached.
     var eContent: [UInt8]?
     /// Certificates carried in the message, in order; entries that failed to parse are counted.
@@ -88,7 +88,7 @@ extension SignedData: BERReadable {
 
     /// `EncapsulatedContentInfo ::= SEQUENCE { eContentType ContentType, eContent [0] EXPLICIT OCTET STRING OPTIONAL }`;
     /// the eContent of a constructed (BER) OCTET STRING is joined.
-    private static func encapsulatedContentInfo(_ node: ASN1Node) throws -> (type: String, content: [UInt8]?) {
+    private static func encapsulatedContentInfo(_ node: ASN1Node) throws -> (type: ASN1ObjectIdentifier, content: [UInt8]?) {
         try BER.sequence(node, identifier: .sequence) { nodes in
             defer { nodes.skipRemaining() }
             let type = try nodes.required("eContentType", identifier: .objectIdentifier).oid()
@@ -125,7 +125,7 @@ struct SignerInfo: Sendable {
     /// The DER bytes the signature covers: signedAttrs with its tag turned into SET (RFC 5652 §5.4).
     var signedAttributesForSignature: [UInt8]?
     /// Signed attributes by type: each value set's elements as encoded.
-    var signedAttributes: [String: [ASN1Node]]
+    var signedAttributes: [ASN1ObjectIdentifier: [ASN1Node]]
     var signatureAlgorithm: AlgorithmIdentifier
     var signature: [UInt8]
 
@@ -138,7 +138,7 @@ struct SignerInfo: Sendable {
         switch sidNode.identifier {
         case .sequence:
             sid = try BER.sequence(sidNode, identifier: .sequence) { parts in
-                let issuer = try DistinguishedName(node: parts.required("IssuerAndSerialNumber issuer"))
+                let issuer = try DistinguishedName(berEncoded: parts.required("IssuerAndSerialNumber issuer"))
                 let serial = try parts.required("IssuerAndSerialNumber serialNumber", identifier: .integer).primitiveBytes()
                 return .issuerAndSerialNumber(issuer: issuer, serial: Array(serial))
             }
@@ -157,7 +157,7 @@ struct SignerInfo: Sendable {
             der[0] = 0x31
             signedAttributesForSignature = der
             // Attribute ::= SEQUENCE { attrType OBJECT IDENTIFIER, attrValues SET OF AttributeValue }
-            var attributes: [String: [ASN1Node]] = [:]
+            var attributes: [ASN1ObjectIdentifier: [ASN1Node]] = [:]
             try BER.set(next, identifier: .context(0)) { nodes in
                 while let attribute = nodes.next() {
                     let (type, values) = try BER.sequence(attribute, identifier: .sequence) { parts in

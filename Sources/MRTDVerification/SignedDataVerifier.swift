@@ -45,7 +45,8 @@ enum SignedDataVerifier {
     ///     ``LDSSecurityObject/legacyContentTypes``); everything else about the message is checked alike.
     ///   - signerKeys: the trust store's kept signer keys (nil: the key is decoded).
     static func verify(
-        _ signedData: SignedData, expectedContentType: String, toleratedContentTypes: [String: String] = [:],
+        _ signedData: SignedData, expectedContentType: ASN1ObjectIdentifier,
+        toleratedContentTypes: [ASN1ObjectIdentifier: String] = [:],
         externalSigners: (SignerInfo.Identifier) -> [Certificate], signerKeys: SignerKeyCache? = nil
     ) throws(PAFailure) -> SignerVerification {
         var warnings: [String] = []
@@ -189,8 +190,8 @@ enum SignedDataVerifier {
     }
 
     /// id-RSASSA-PSS and rsaEncryption (RFC 4055 §1.2, RFC 8017 §A.1).
-    private static let rsassaPSS = "1.2.840.113549.1.1.10"
-    private static let rsaEncryption = "1.2.840.113549.1.1.1"
+    private static let rsassaPSS: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 10]
+    private static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
 
     /// RFC 5652 §5.3 SignerIdentifier matching; a v1/v3 mix-up is matched by whichever is present.
     static func matches(_ certificate: Certificate, _ sid: SignerInfo.Identifier) -> Bool {

@@ -61,7 +61,7 @@ struct SecurityInfosTests {
     func germanCardAccessFilesListPACEAndChipAuthentication(path: String, paceOID: String, parameterID: Int) throws {
         guard let file = sharedSample(path) else { return }
         let infos = try SecurityInfos(derEncoded: file)
-        #expect(infos.paceInfos.map(\.protocolOID) == [paceOID])
+        #expect(infos.paceInfos.map(\.protocolOID.description) == [paceOID])
         #expect(infos.paceInfos.first?.parameterID == parameterID)
         #expect(!infos.chipAuthenticationInfos.isEmpty)
         #expect(!infos.chipAuthenticationDomainParameterInfos.isEmpty)

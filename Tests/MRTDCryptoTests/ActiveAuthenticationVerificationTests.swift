@@ -1,4 +1,5 @@
 import MRTDCrypto
+import SwiftASN1
 import Testing
 
 /// Active Authentication signature checks: ISO/IEC 9796-2 scheme 1 (Doc 9303-11 Appendix F, a real

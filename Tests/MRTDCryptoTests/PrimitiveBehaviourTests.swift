@@ -1,4 +1,5 @@
 import MRTDCrypto
+import SwiftASN1
 import Testing
 
 @Suite("Digests")

@@ -3,6 +3,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDTesting
 import MRTDVerification
+import SwiftASN1
 import Testing
 
 @testable import MRTDProtocol

@@ -3,6 +3,7 @@ import MRTDCore
 import MRTDCrypto
 import MRTDTesting
 import MRTDVerification
+import SwiftASN1
 import Testing
 
 @testable import MRTDProtocol
@@ -72,16 +73,16 @@ import MRTDSimulation
     }
 
     @Test(arguments: [("prime256v1", EACTestSet.ecdsaSHA256), ("secp384r1", "0.4.0.127.0.7.2.2.2.2.4"),
-                      ("brainpoolP384r1", "0.4.0.127.0.7.2.2.2.2.5")])
-    func terminalAuthenticationWithOtherCurves(curve: String, algorithm: String) async throws {
+                      ("brainpoolP384r1", "0.4.0.127.0.7.2.2.2.2.5")] as [(String, ASN1ObjectIdentifier)])
+    func terminalAuthenticationWithOtherCurves(curve: String, algorithm: ASN1ObjectIdentifier) async throws {
         let set = try EACTestSet.make(curve: curve, algorithmOID: algorithm)
         let read = await Self.read(try Self.setup(chipTrusts: set), set.credentials())
         #expect(read.result.checks.terminalAuthentication?.result == .passed)
         #expect(read.files[.dg(3)] == Self.dg3)
     }
 
-    @Test(arguments: ["0.4.0.127.0.7.2.2.2.1.2", "0.4.0.127.0.7.2.2.2.1.4", "0.4.0.127.0.7.2.2.2.1.6"])
-    func terminalAuthenticationWithRSAKeys(algorithm: String) async throws {
+    @Test(arguments: ["0.4.0.127.0.7.2.2.2.1.2", "0.4.0.127.0.7.2.2.2.1.4", "0.4.0.127.0.7.2.2.2.1.6"] as [ASN1ObjectIdentifier])
+    func terminalAuthenticationWithRSAKeys(algorithm: ASN1ObjectIdentifier) async throws {
         let set = try EACTestSet.make(algorithmOID: algorithm, rsaBits: 2048)
         let read = await Self.read(try Self.setup(chipTrusts: set), set.credentials())
         let ta = try #require(read.result.checks.terminalAuthentication)

@@ -1,9 +1,10 @@
 import Foundation
 import MRTDCore
+import SwiftASN1
 import Testing
 
 @Suite struct LDSSecurityObjectTests {
-    static let sha256 = "2.16.840.1.101.3.4.2.1"
+    static let sha256: ASN1ObjectIdentifier = "2.16.840.1.101.3.4.2.1"
 
     @Test func encodesV0WithAbsentHashParametersAsDER() throws {
         let object = LDSSecurityObject(
@@ -87,7 +88,7 @@ import Testing
     struct Sample: Sendable, CustomTestStringConvertible {
         let file: String
         let version: Int
-        let hashOID: String
+        let hashOID: ASN1ObjectIdentifier
         let dataGroups: [Int]
         let hashLength: Int
         let ldsVersion: String?

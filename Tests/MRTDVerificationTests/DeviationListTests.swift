@@ -11,14 +11,14 @@ import MRTDSimulation
 /// document, and what a match does to the verdict.
 @Suite("Deviation lists")
 struct DeviationListTests {
-    static let dgHashWrong = "2.23.136.1.1.7.2.2"
-    static let dgMalformed = "2.23.136.1.1.7.2.1"
-    static let dsSignature = "2.23.136.1.1.7.1.1"
-    static let aaKeyCompromised = "2.23.136.1.1.7.1.4"
-    static let chip = "2.23.136.1.1.7.4"
+    static let dgHashWrong: ASN1ObjectIdentifier = "2.23.136.1.1.7.2.2"
+    static let dgMalformed: ASN1ObjectIdentifier = "2.23.136.1.1.7.2.1"
+    static let dsSignature: ASN1ObjectIdentifier = "2.23.136.1.1.7.1.1"
+    static let aaKeyCompromised: ASN1ObjectIdentifier = "2.23.136.1.1.7.1.4"
+    static let chip: ASN1ObjectIdentifier = "2.23.136.1.1.7.4"
 
     /// A deviation for documents signed by `pki`'s DSC.
-    static func forDSC(_ pki: FixturePKI, _ descriptions: [(text: String?, oid: String, parameter: Int?)]) -> TestDeviationList.Deviation {
+    static func forDSC(_ pki: FixturePKI, _ descriptions: [(text: String?, oid: ASN1ObjectIdentifier, parameter: Int?)]) -> TestDeviationList.Deviation {
         var deviation = TestDeviationList.Deviation(descriptions: descriptions)
         deviation.dscIssuerAndSerial = (pki.cscaName, pki.dscSerial)
         return deviation
@@ -119,7 +119,7 @@ struct DeviationListTests {
         #expect(result.checks.passiveAuthentication.reason == "dataGroupHashMismatch")
         let match = try #require(result.checks.deviations?.first)
         #expect(match.type == "LDS-DGHashWrong")
-        #expect(match.oid == Self.dgHashWrong)
+        #expect(match.oid == Self.dgHashWrong.description)
         #expect(match.affects == "DG2")
         #expect(match.effect == "tolerated")
         #expect(match.check == "passiveAuthentication")

@@ -2,6 +2,7 @@ import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
+import SwiftASN1
 import Testing
 @testable import MRTDVerification
 import MRTDSimulation

@@ -2,6 +2,7 @@ import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
+import SwiftASN1
 import Testing
 @testable import MRTDVerification
 import MRTDSimulation
@@ -54,7 +55,7 @@ import MRTDSimulation
     @Test func aLegacyContentTypeIsNotTakenForEFCardSecurity() throws {
         let pki = Shared.pki
         let signed = TestSignedData(
-            eContentType: TestSignedData.FieldContentType.legacyICAO.rawValue,
+            eContentType: TestSignedData.FieldContentType.legacyICAO.oid,
             eContent: DERBuilder.set([]), certificates: [pki.dsc],
             signerIdentifier: .issuerAndSerialNumber(issuer: pki.cscaName, serial: pki.dscSerial),
             digest: .sha256, scheme: pki.scheme)

@@ -3,6 +3,7 @@ import MRTDCore
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
+import SwiftASN1
 
 /// The pieces of `mrtdctl trust update` that run offline: the bounded ZIP reader (against real
 /// archives from python's zipfile: stored and deflated entries, every truncation refused), the LDIF

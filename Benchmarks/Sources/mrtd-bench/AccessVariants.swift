@@ -48,7 +48,7 @@ enum AccessVariants {
         // Terminal Authentication: BAC, CA, then TA (RSA-2048 v1.5 SHA-256 terminal key: deterministic
         // signatures, so the recorded read replays byte for byte) and DG3 / DG4 after it.
         func terminalAuthentication(_ name: String) throws -> ReadVariant {
-            let set = try EACTestSet.make(algorithmOID: "0.4.0.127.0.7.2.2.2.1.2", rsaBits: 2048)
+            let set = try EACTestSet.make(algorithmOID: TerminalAuthenticationAlgorithm.oid(for: .rsaPKCS1v15(.sha256))!, rsaBits: 2048)
             let document = try SpecimenDocument.make(
                 extraDataGroups: fixture.extraDataGroups.merging(EACTestSet.biometricDataGroups) { a, _ in a })
             var chip = VirtualChipConfiguration(files: document.files, accessKey: key)

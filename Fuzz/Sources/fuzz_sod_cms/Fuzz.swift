@@ -24,7 +24,7 @@ import MRTDSimulation
     static let specimen = FuzzSpecimen.document
     static let securityObject = FuzzSpecimen.securityObject
     static let securityInfos = SecurityInfos(infos: [
-        .activeAuthentication(ActiveAuthenticationInfo(signatureAlgorithm: "0.4.0.127.0.7.1.1.4.1.3")),
+        .activeAuthentication(ActiveAuthenticationInfo(signatureAlgorithm: AuthenticationFixture.ecdsaPlainOID(.sha256))),
     ])
     static let cardSecurity = try! SpecimenDocument.cardSecurity(securityInfos)
     static let date = Date()

@@ -10,12 +10,12 @@ public import SwiftASN1
 /// ```
 public struct ActiveAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
     public var version: Int
-    /// The dotted OID of the signature algorithm (`ecdsa-with-SHA256`, ...).
-    public var signatureAlgorithm: String
+    /// The OID of the signature algorithm (`ecdsa-with-SHA256`, ...).
+    public var signatureAlgorithm: ASN1ObjectIdentifier
     /// The encoding as read (or as built).
     public var rawBytes: [UInt8]
 
-    public init(version: Int = 1, signatureAlgorithm: String) {
+    public init(version: Int = 1, signatureAlgorithm: ASN1ObjectIdentifier) {
         self.version = version
         self.signatureAlgorithm = signatureAlgorithm
         rawBytes = []
@@ -24,12 +24,12 @@ public struct ActiveAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             guard oid == SecurityProtocolOID.aa else {
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is not id-AA")
             }
             let version = try smallInteger(&nodes, "ActiveAuthenticationInfo version")
-            let algorithm = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let algorithm = try ASN1ObjectIdentifier(berEncoded: &nodes)
             var info = ActiveAuthenticationInfo(version: version, signatureAlgorithm: algorithm)
             info.rawBytes = Array(rootNode.encodedBytes)
             return info
@@ -38,9 +38,9 @@ public struct ActiveAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: SecurityProtocolOID.aa))
+            try coder.serialize(SecurityProtocolOID.aa)
             try coder.serialize(version)
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: signatureAlgorithm))
+            try coder.serialize(signatureAlgorithm)
         }
     }
 }

@@ -11,12 +11,12 @@ public import SwiftASN1
 ///
 /// ``domainParameters`` interprets the parameters as domain parameters (BSI TR-03110-3 §A.2.1).
 public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
-    /// The dotted OID of `algorithm`.
-    public var algorithm: String
+    /// The OID of `algorithm`.
+    public var algorithm: ASN1ObjectIdentifier
     /// The complete encoding of `parameters` (tag and length included), if present.
     public var parameters: [UInt8]?
 
-    public init(algorithm: String, parameters: [UInt8]?) {
+    public init(algorithm: ASN1ObjectIdentifier, parameters: [UInt8]?) {
         self.algorithm = algorithm
         self.parameters = parameters
     }
@@ -69,7 +69,7 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
                     return .standardized(try smallIntegerNode(node, "standardized domain parameter ID"))
                 }
                 if node.identifier == .objectIdentifier {
-                    return .namedCurve(try ASN1ObjectIdentifier(berEncoded: node).description)
+                    return .namedCurve(try ASN1ObjectIdentifier(berEncoded: node))
                 }
                 if algorithm == SecurityProtocolOID.dhPublicNumber || algorithm == SecurityProtocolOID.dhKeyAgreement {
                     return .dh(try DHDomainParameters(berEncoded: node, withIdentifier: .sequence))
@@ -88,13 +88,13 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
             let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             let parameters = nodes.next().map { Array($0.encodedBytes) }
-            return AlgorithmIdentifier(algorithm: oid.description, parameters: parameters)
+            return AlgorithmIdentifier(algorithm: oid, parameters: parameters)
         }
     }
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: algorithm))
+            try coder.serialize(algorithm)
             if let parameters { coder.serializeRawBytes(parameters) }
         }
     }
@@ -106,7 +106,7 @@ public enum DomainParameters: Sendable, Hashable {
     /// A standardized domain parameter ID (0-2 DH, 8-18 ECDH; Doc 9303-11 §9.5.1).
     case standardized(Int)
     /// A curve named by OID (RFC 5480 `namedCurve`).
-    case namedCurve(String)
+    case namedCurve(ASN1ObjectIdentifier)
     /// Explicit elliptic curve parameters.
     case ec(ECDomainParameters)
     /// Explicit Diffie-Hellman parameters.
@@ -158,7 +158,7 @@ public struct ECDomainParameters: Sendable, Hashable, BERImplicitlyTaggable, DER
             guard version == 1 else { throw ASN1Error.invalidASN1Object(reason: "ECParameters version \(version)") }
             let p: ArraySlice<UInt8> = try BER.sequence(requiredNode(&nodes, "fieldID"), identifier: .sequence) { field in
                 let type = try ASN1ObjectIdentifier(berEncoded: &field)
-                guard type.description == SecurityProtocolOID.primeField else {
+                guard type == SecurityProtocolOID.primeField else {
                     throw ASN1Error.invalidASN1Object(reason: "field type \(type) is not prime-field")
                 }
                 return try ArraySlice<UInt8>(berEncoded: &field)
@@ -186,7 +186,7 @@ public struct ECDomainParameters: Sendable, Hashable, BERImplicitlyTaggable, DER
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(1)
             try coder.appendConstructedNode(identifier: .sequence) { coder in
-                try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: SecurityProtocolOID.primeField))
+                try coder.serialize(SecurityProtocolOID.primeField)
                 try coder.serialize(ArraySlice(p))
             }
             try coder.appendConstructedNode(identifier: .sequence) { coder in

@@ -16,7 +16,7 @@ public import SwiftASN1
 /// This type only extracts the content; verifying the signature is passive authentication's job.
 public struct CardSecurity: Sendable, Hashable {
     /// `id-signedData`.
-    public static let signedDataOID = "1.2.840.113549.1.7.2"
+    public static let signedDataOID = ASN1ObjectIdentifier.CMS.signedData
 
     /// The file as read.
     public var rawBytes: [UInt8]
@@ -35,7 +35,7 @@ public struct CardSecurity: Sendable, Hashable {
             }
             let root = try BER.parse(Array(bytes.prefix(header.totalLength)))
             content = try BER.sequence(root, identifier: .sequence) { nodes in
-                let type = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+                let type = try ASN1ObjectIdentifier(berEncoded: &nodes)
                 guard type == Self.signedDataOID else {
                     throw SecurityInfosError.notSecurityObject("content type \(type) is not signedData")
                 }
@@ -63,7 +63,7 @@ public struct CardSecurity: Sendable, Hashable {
         _ = try requiredNode(&iterator, "digestAlgorithms")
         let encap = try requiredNode(&iterator, "encapContentInfo")
         return try BER.sequence(encap, identifier: .sequence) { info in
-            let type = try ASN1ObjectIdentifier(berEncoded: &info).description
+            let type = try ASN1ObjectIdentifier(berEncoded: &info)
             guard type == SecurityProtocolOID.securityObject else {
                 throw SecurityInfosError.notSecurityObject("eContentType \(type) is not id-SecurityObject")
             }

@@ -10,7 +10,7 @@ public import SwiftASN1
 /// ```
 public struct ChipAuthenticationDomainParameterInfo: SecurityInfoCoding, Sendable, Hashable {
     /// `id-CA-DH` or `id-CA-ECDH`.
-    public var protocolOID: String
+    public var protocolOID: ASN1ObjectIdentifier
     public var domainParameter: AlgorithmIdentifier
     public var keyID: Int?
     /// The encoding as read (or as built).
@@ -31,7 +31,7 @@ public struct ChipAuthenticationDomainParameterInfo: SecurityInfoCoding, Sendabl
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             guard oid == SecurityProtocolOID.caDH || oid == SecurityProtocolOID.caECDH else {
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is neither id-CA-DH nor id-CA-ECDH")
             }
@@ -42,7 +42,7 @@ public struct ChipAuthenticationDomainParameterInfo: SecurityInfoCoding, Sendabl
         }
     }
 
-    private init(protocolOID: String, domainParameter: AlgorithmIdentifier, keyID: Int?, rawBytes: [UInt8]) {
+    private init(protocolOID: ASN1ObjectIdentifier, domainParameter: AlgorithmIdentifier, keyID: Int?, rawBytes: [UInt8]) {
         self.protocolOID = protocolOID
         self.domainParameter = domainParameter
         self.keyID = keyID
@@ -51,7 +51,7 @@ public struct ChipAuthenticationDomainParameterInfo: SecurityInfoCoding, Sendabl
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
+            try coder.serialize(protocolOID)
             try coder.serialize(domainParameter)
             if let keyID { try coder.serialize(keyID) }
         }

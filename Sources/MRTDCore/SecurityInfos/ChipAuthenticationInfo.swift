@@ -9,8 +9,8 @@ public import SwiftASN1
 ///     keyId     INTEGER OPTIONAL }
 /// ```
 public struct ChipAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
-    /// The dotted protocol OID.
-    public var protocolOID: String
+    /// The protocol OID.
+    public var protocolOID: ASN1ObjectIdentifier
     public var version: Int
     public var keyID: Int?
     /// The encoding as read (or as built).
@@ -29,7 +29,7 @@ public struct ChipAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             guard ChipAuthenticationProtocol(oid: oid) != nil else {
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is no Chip Authentication protocol")
             }
@@ -40,7 +40,7 @@ public struct ChipAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
         }
     }
 
-    private init(protocolOID: String, version: Int, keyID: Int?, rawBytes: [UInt8]) {
+    private init(protocolOID: ASN1ObjectIdentifier, version: Int, keyID: Int?, rawBytes: [UInt8]) {
         self.protocolOID = protocolOID
         self.version = version
         self.keyID = keyID
@@ -49,7 +49,7 @@ public struct ChipAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
+            try coder.serialize(protocolOID)
             try coder.serialize(version)
             if let keyID { try coder.serialize(keyID) }
         }

@@ -15,7 +15,7 @@ public import SwiftASN1
 /// ```
 public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Hashable {
     /// `id-PK-DH` or `id-PK-ECDH`.
-    public var protocolOID: String
+    public var protocolOID: ASN1ObjectIdentifier
     /// The SubjectPublicKeyInfo exactly as encoded in the file.
     public var subjectPublicKeyInfo: [UInt8]
     /// Its algorithm and domain parameters.
@@ -63,7 +63,7 @@ public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Has
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             guard oid == SecurityProtocolOID.pkDH || oid == SecurityProtocolOID.pkECDH else {
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is neither id-PK-DH nor id-PK-ECDH")
             }
@@ -77,7 +77,7 @@ public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Has
         }
     }
 
-    private init(protocolOID: String, subjectPublicKeyInfo: [UInt8], algorithm: AlgorithmIdentifier,
+    private init(protocolOID: ASN1ObjectIdentifier, subjectPublicKeyInfo: [UInt8], algorithm: AlgorithmIdentifier,
                  subjectPublicKey: [UInt8], keyID: Int?, rawBytes: [UInt8]) {
         self.protocolOID = protocolOID
         self.subjectPublicKeyInfo = subjectPublicKeyInfo
@@ -89,7 +89,7 @@ public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Has
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
+            try coder.serialize(protocolOID)
             coder.serializeRawBytes(subjectPublicKeyInfo)
             if let keyID { try coder.serialize(keyID) }
         }

@@ -10,8 +10,8 @@ public import SwiftASN1
 ///     parameterId      INTEGER OPTIONAL }
 /// ```
 public struct PACEDomainParameterInfo: SecurityInfoCoding, Sendable, Hashable {
-    /// The dotted family OID (`id-PACE-ECDH-GM`, ...).
-    public var protocolOID: String
+    /// The family OID (`id-PACE-ECDH-GM`, ...).
+    public var protocolOID: ASN1ObjectIdentifier
     public var domainParameter: AlgorithmIdentifier
     public var parameterID: Int?
     /// The encoding as read (or as built).
@@ -24,23 +24,22 @@ public struct PACEDomainParameterInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public init(mapping: PACEMapping, keyAgreement: KeyAgreementAlgorithm, domainParameter: AlgorithmIdentifier,
                 parameterID: Int?) {
-        protocolOID = "\(SecurityProtocolOID.pace).\(PACEProtocol.familyArc(mapping, keyAgreement))"
+        protocolOID = PACEProtocol.familyOID(mapping, keyAgreement)
         self.domainParameter = domainParameter
         self.parameterID = parameterID
         rawBytes = []
         rawBytes = (try? derEncoded()) ?? []
     }
 
-    static func family(of oid: String) -> (mapping: PACEMapping, keyAgreement: KeyAgreementAlgorithm)? {
-        guard oid.hasPrefix(SecurityProtocolOID.pace + ".") else { return nil }
-        let arcs = oid.dropFirst(SecurityProtocolOID.pace.count + 1).split(separator: ".")
-        guard arcs.count == 1, let arc = Int(arcs[0]), let family = PACEProtocol.family(arc: arc) else { return nil }
+    static func family(of oid: ASN1ObjectIdentifier) -> (mapping: PACEMapping, keyAgreement: KeyAgreementAlgorithm)? {
+        guard let arcs = oid.arcs(under: SecurityProtocolOID.pace), arcs.count == 1,
+              let arc = Int(exactly: arcs[0]), let family = PACEProtocol.family(arc: arc) else { return nil }
         return (family.0, family.1)
     }
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             guard Self.family(of: oid) != nil else {
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is no PACE domain parameter protocol")
             }
@@ -52,7 +51,7 @@ public struct PACEDomainParameterInfo: SecurityInfoCoding, Sendable, Hashable {
         }
     }
 
-    private init(protocolOID: String, domainParameter: AlgorithmIdentifier, parameterID: Int?, rawBytes: [UInt8]) {
+    private init(protocolOID: ASN1ObjectIdentifier, domainParameter: AlgorithmIdentifier, parameterID: Int?, rawBytes: [UInt8]) {
         self.protocolOID = protocolOID
         self.domainParameter = domainParameter
         self.parameterID = parameterID
@@ -61,7 +60,7 @@ public struct PACEDomainParameterInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
+            try coder.serialize(protocolOID)
             try coder.serialize(domainParameter)
             if let parameterID { try coder.serialize(parameterID) }
         }

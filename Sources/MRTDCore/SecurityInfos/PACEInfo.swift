@@ -12,8 +12,8 @@ public import SwiftASN1
 /// `parameterId` is a standardized domain parameter ID (0-31) or names a PACEDomainParameterInfo
 /// with explicit parameters (32 and above, or any ID when such an info carries it).
 public struct PACEInfo: SecurityInfoCoding, Sendable, Hashable {
-    /// The dotted protocol OID.
-    public var protocolOID: String
+    /// The protocol OID.
+    public var protocolOID: ASN1ObjectIdentifier
     public var version: Int
     public var parameterID: Int?
     /// The encoding as read (or as built).
@@ -32,7 +32,7 @@ public struct PACEInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             guard PACEProtocol(oid: oid) != nil else {
                 throw ASN1Error.invalidASN1Object(reason: "\(oid) is no PACE protocol")
             }
@@ -44,7 +44,7 @@ public struct PACEInfo: SecurityInfoCoding, Sendable, Hashable {
         }
     }
 
-    private init(protocolOID: String, version: Int, parameterID: Int?) {
+    private init(protocolOID: ASN1ObjectIdentifier, version: Int, parameterID: Int?) {
         self.protocolOID = protocolOID
         self.version = version
         self.parameterID = parameterID
@@ -53,7 +53,7 @@ public struct PACEInfo: SecurityInfoCoding, Sendable, Hashable {
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(ASN1ObjectIdentifier(dotRepresentation: protocolOID))
+            try coder.serialize(protocolOID)
             try coder.serialize(version)
             if let parameterID { try coder.serialize(parameterID) }
         }

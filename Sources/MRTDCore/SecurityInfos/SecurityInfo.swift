@@ -37,8 +37,8 @@ public enum SecurityInfo: Sendable, Hashable {
     /// Classifies one SecurityInfo by its protocol OID. Never throws for a well-formed
     /// `SEQUENCE { OID, ... }`: unknown protocols and malformed known ones become `.unknown`.
     init(node: ASN1Node) throws {
-        let oid: String = try BER.sequence(node, identifier: .sequence) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).description
+        let oid: ASN1ObjectIdentifier = try BER.sequence(node, identifier: .sequence) { nodes in
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             while nodes.next() != nil {}
             return oid
         }
@@ -67,14 +67,14 @@ public enum SecurityInfo: Sendable, Hashable {
 
 /// A SecurityInfo kept as read and otherwise ignored.
 public struct UnknownSecurityInfo: Sendable, Hashable {
-    /// The dotted protocol OID.
-    public var protocolOID: String
+    /// The protocol OID.
+    public var protocolOID: ASN1ObjectIdentifier
     /// The encoding as read.
     public var rawBytes: [UInt8]
     /// Why a known protocol's info could not be parsed; `nil` for a protocol this library does not model.
     public var problem: String?
 
-    public init(protocolOID: String, rawBytes: [UInt8], problem: String?) {
+    public init(protocolOID: ASN1ObjectIdentifier, rawBytes: [UInt8], problem: String?) {
         self.protocolOID = protocolOID
         self.rawBytes = rawBytes
         self.problem = problem

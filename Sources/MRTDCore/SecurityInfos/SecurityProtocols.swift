@@ -1,3 +1,5 @@
+public import SwiftASN1
+
 /// The symmetric cipher suite a PACE or Chip Authentication protocol OID selects
 /// (BSI TR-03110-3 §A.1.1): key derivation, secure messaging and authentication tokens.
 ///
@@ -60,38 +62,38 @@ public enum PACEMapping: String, Sendable, Hashable, Codable, CaseIterable {
 /// Object identifiers of the security protocols (Doc 9303-11 §9.2, BSI TR-03110-3 §A.1.1).
 public enum SecurityProtocolOID {
     /// `bsi-de` = 0.4.0.127.0.7.
-    public static let bsiDE = "0.4.0.127.0.7"
+    public static let bsiDE: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7]
     /// `id-PK` (Chip Authentication public keys).
-    public static let pk = "0.4.0.127.0.7.2.2.1"
+    public static let pk: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 1]
     /// `id-PK-DH`.
-    public static let pkDH = "0.4.0.127.0.7.2.2.1.1"
+    public static let pkDH: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 1, 1]
     /// `id-PK-ECDH`.
-    public static let pkECDH = "0.4.0.127.0.7.2.2.1.2"
+    public static let pkECDH: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 1, 2]
     /// `id-TA` (Terminal Authentication).
-    public static let ta = "0.4.0.127.0.7.2.2.2"
+    public static let ta: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 2]
     /// `id-CA` (Chip Authentication).
-    public static let ca = "0.4.0.127.0.7.2.2.3"
+    public static let ca: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 3]
     /// `id-CA-DH` (ChipAuthenticationDomainParameterInfo).
-    public static let caDH = "0.4.0.127.0.7.2.2.3.1"
+    public static let caDH: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 3, 1]
     /// `id-CA-ECDH` (ChipAuthenticationDomainParameterInfo).
-    public static let caECDH = "0.4.0.127.0.7.2.2.3.2"
+    public static let caECDH: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 3, 2]
     /// `id-PACE`.
-    public static let pace = "0.4.0.127.0.7.2.2.4"
+    public static let pace: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 2, 2, 4]
     /// `id-AA` (ActiveAuthenticationInfo, Doc 9303-11 §9.2.7).
-    public static let aa = "2.23.136.1.1.5"
+    public static let aa: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 5]
     /// `standardizedDomainParameters` (BSI TR-03110-3 §A.2.1.1): the AlgorithmIdentifier whose
     /// parameter is a standardized domain parameter ID.
-    public static let standardizedDomainParameters = "0.4.0.127.0.7.1.2"
+    public static let standardizedDomainParameters: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 1, 2]
     /// `id-SecurityObject`: the eContentType of EF.CardSecurity (TR-03110-3 §A.1.2.5).
-    public static let securityObject = "0.4.0.127.0.7.3.2.1"
+    public static let securityObject: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 3, 2, 1]
     /// `id-ecPublicKey` (ANSI X9.62).
-    public static let ecPublicKey = "1.2.840.10045.2.1"
+    public static let ecPublicKey: ASN1ObjectIdentifier = [1, 2, 840, 10045, 2, 1]
     /// `dhpublicnumber` (ANSI X9.42).
-    public static let dhPublicNumber = "1.2.840.10046.2.1"
+    public static let dhPublicNumber: ASN1ObjectIdentifier = [1, 2, 840, 10046, 2, 1]
     /// `dhKeyAgreement` (PKCS #3).
-    public static let dhKeyAgreement = "1.2.840.113549.1.3.1"
+    public static let dhKeyAgreement: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 3, 1]
     /// `prime-field` (ANSI X9.62).
-    public static let primeField = "1.2.840.10045.1.1"
+    public static let primeField: ASN1ObjectIdentifier = [1, 2, 840, 10045, 1, 1]
 }
 
 /// One PACE protocol OID: `id-PACE-<DH|ECDH>-<GM|IM|CAM>-<cipher>` (Doc 9303-11 §9.2.1 / TR-03110-3
@@ -110,10 +112,9 @@ public struct PACEProtocol: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// The protocol named by `oid`, or `nil` if it names none.
-    public init?(oid: String) {
-        guard oid.hasPrefix(SecurityProtocolOID.pace + ".") else { return nil }
-        let arcs = oid.dropFirst(SecurityProtocolOID.pace.count + 1).split(separator: ".")
-        guard arcs.count == 2, let family = Int(arcs[0]), let suite = Int(arcs[1]),
+    public init?(oid: ASN1ObjectIdentifier) {
+        guard let arcs = oid.arcs(under: SecurityProtocolOID.pace), arcs.count == 2,
+              let family = Int(exactly: arcs[0]), let suite = Int(exactly: arcs[1]),
               let (mapping, agreement) = Self.family(arc: family),
               let cipher = SymmetricCipher(oidArc: suite) else { return nil }
         self.init(mapping: mapping, keyAgreement: agreement, cipher: cipher)
@@ -126,11 +127,16 @@ public struct PACEProtocol: Sendable, Hashable, Codable, CustomStringConvertible
         }
     }
 
-    /// The dotted OID.
-    public var oid: String { "\(familyOID).\(cipher.oidArc)" }
+    /// The protocol OID.
+    public var oid: ASN1ObjectIdentifier { familyOID.appending(UInt(cipher.oidArc)) }
 
     /// The family OID without the cipher arc (`id-PACE-ECDH-GM`), as PACEDomainParameterInfo uses it.
-    public var familyOID: String { "\(SecurityProtocolOID.pace).\(Self.familyArc(mapping, keyAgreement))" }
+    public var familyOID: ASN1ObjectIdentifier { Self.familyOID(mapping, keyAgreement) }
+
+    /// `id-PACE-<DH|ECDH>-<GM|IM|CAM>`.
+    static func familyOID(_ mapping: PACEMapping, _ agreement: KeyAgreementAlgorithm) -> ASN1ObjectIdentifier {
+        SecurityProtocolOID.pace.appending(UInt(familyArc(mapping, agreement)))
+    }
 
     /// `id-PACE-ECDH-GM-AES-CBC-CMAC-128` and so on.
     public var name: String { "id-PACE-\(keyAgreement.rawValue)-\(mapping.rawValue)-\(cipher.oidName)" }
@@ -171,10 +177,9 @@ public struct ChipAuthenticationProtocol: Sendable, Hashable, Codable, CustomStr
     }
 
     /// The protocol named by `oid`, or `nil` if it names none.
-    public init?(oid: String) {
-        guard oid.hasPrefix(SecurityProtocolOID.ca + ".") else { return nil }
-        let arcs = oid.dropFirst(SecurityProtocolOID.ca.count + 1).split(separator: ".")
-        guard arcs.count == 2, let family = Int(arcs[0]), let suite = Int(arcs[1]),
+    public init?(oid: ASN1ObjectIdentifier) {
+        guard let arcs = oid.arcs(under: SecurityProtocolOID.ca), arcs.count == 2,
+              let family = Int(exactly: arcs[0]), let suite = Int(exactly: arcs[1]),
               let cipher = SymmetricCipher(oidArc: suite) else { return nil }
         switch family {
         case 1: keyAgreement = .dh
@@ -184,9 +189,9 @@ public struct ChipAuthenticationProtocol: Sendable, Hashable, Codable, CustomStr
         self.cipher = cipher
     }
 
-    /// The dotted OID.
-    public var oid: String {
-        "\(SecurityProtocolOID.ca).\(keyAgreement == .dh ? 1 : 2).\(cipher.oidArc)"
+    /// The protocol OID.
+    public var oid: ASN1ObjectIdentifier {
+        SecurityProtocolOID.ca.appending(keyAgreement == .dh ? 1 : 2, UInt(cipher.oidArc))
     }
 
     /// `id-CA-ECDH-AES-CBC-CMAC-128` and so on.

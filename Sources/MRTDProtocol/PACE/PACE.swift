@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
+public import SwiftASN1
 
 /// Password Authenticated Connection Establishment, terminal side (Doc 9303-11 §4.4, BSI
 /// TR-03110-2 §3.2 / TR-03110-3 §A.3): MSE:Set AT, four GENERAL AUTHENTICATE steps (encrypted nonce,
@@ -43,7 +44,7 @@ public enum PACE {
         }
 
         // MSE:Set AT (§4.4.4.1): 80 protocol OID, 83 password reference, 84 parameter ID; no Le.
-        var setAT = TLV.encode(tag: 0x80, value: try oidContent(proto.oid))
+        var setAT = TLV.encode(tag: 0x80, value: proto.oid.contentOctets)
         setAT += TLV.encode(tag: 0x83, value: [password.reference])
         if let id = parameters.parameterID { setAT += TLV.encode(tag: 0x84, value: MinimalBytes.bigEndian(nonNegative: id)) }
         let mse = try await channel.send(CommandAPDU(ins: 0x22, p1: 0xC1, p2: 0xA4, data: setAT))
@@ -165,7 +166,7 @@ public enum PACE {
     /// The authentication token: MAC(KSMAC, 7F49 {06 OID, 86|84 key}) truncated to 8 bytes, AES-CMAC or
     /// retail MAC over the ISO 9797-1 method 2 padded object (§4.4.3.4).
     public static func token(
-        kMac: [UInt8], oid: String, agreement: KeyAgreementAlgorithm, publicKey: [UInt8], cipher: SMCipher
+        kMac: [UInt8], oid: ASN1ObjectIdentifier, agreement: KeyAgreementAlgorithm, publicKey: [UInt8], cipher: SMCipher
     ) throws -> [UInt8] {
         let input: [UInt8]
         do {
@@ -207,12 +208,6 @@ public enum PACE {
         try ISO9797Padding.unpad(AES.decryptCBC(key: kEnc, iv: camIV(kEnc: kEnc), data: data))
     }
 
-    /// The DER content of an OID (tag `80` of MSE:Set AT).
-    static func oidContent(_ oid: String) throws -> [UInt8] {
-        do { return try PublicKeyDataObject.oidContent(oid) } catch {
-            throw ProtocolError.paceNotSupported("OID \(oid): \(error)")
-        }
-    }
 
     /// One GENERAL AUTHENTICATE (ISO/IEC 7816-4 §11.5.5): command chaining (CLA 10) for steps 1-3,
     /// dynamic authentication data `7C` both ways, Le 00.

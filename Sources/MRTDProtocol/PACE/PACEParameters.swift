@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
+import SwiftASN1
 
 /// One PACE configuration the chip offers: the PACEInfo, its protocol and resolved domain parameters.
 public struct PACEParameters: Sendable, Equatable {
@@ -40,7 +41,7 @@ public struct PACEParameters: Sendable, Equatable {
     /// - Throws: `ProtocolError.paceNotSupported` when there is none.
     public static func strongest(in securityInfos: SecurityInfos) throws -> PACEParameters {
         guard let best = supported(in: securityInfos).first else {
-            let listed = securityInfos.paceInfos.map { "\($0.paceProtocol?.name ?? $0.protocolOID) (parameter ID \($0.parameterID.map(String.init) ?? "none"))" }
+            let listed = securityInfos.paceInfos.map { "\($0.paceProtocol?.name ?? $0.protocolOID.description) (parameter ID \($0.parameterID.map(String.init) ?? "none"))" }
             throw ProtocolError.paceNotSupported(listed.isEmpty
                 ? "EF.CardAccess lists no PACEInfo"
                 : "no supported protocol and domain parameters among \(listed.joined(separator: ", "))")

@@ -1,6 +1,7 @@
 public import FoundationEssentials
 import MRTDCore
 public import MRTDCrypto
+import SwiftASN1
 
 /// An X.509 v3 certificate built field by field (RFC 5280 §4.1) for passive authentication
 /// tests: every field can be omitted or broken to reproduce the TR-03105 PKI test cases.
@@ -54,24 +55,25 @@ public struct CertificateBuilder: Sendable {
     /// The DER certificate, signed by `issuerKey`.
     public func issue(signedBy issuerKey: PrivateKey) throws -> [UInt8] {
         typealias D = DERBuilder
+        typealias Extension = ASN1ObjectIdentifier.CertificateExtension
         let algorithm = D.signatureAlgorithm(scheme)
         func time(_ date: Date) -> [UInt8] { forceGeneralizedTime ? D.generalizedTime(date) : D.time(date) }
         var extensions: [[UInt8]] = []
         if let ski = subjectKeyIdentifier {
-            extensions.append(D.sequence(D.oid("2.5.29.14"), D.octetString(D.octetString(ski))))
+            extensions.append(D.sequence(D.oid(Extension.subjectKeyIdentifier), D.octetString(D.octetString(ski))))
         }
         if let aki = authorityKeyIdentifier {
-            extensions.append(D.sequence(D.oid("2.5.29.35"), D.octetString(D.sequence(D.tlv(0x80, aki)))))
+            extensions.append(D.sequence(D.oid(Extension.authorityKeyIdentifier), D.octetString(D.sequence(D.tlv(0x80, aki)))))
         }
         if let keyUsage {
             // BIT STRING: bit 0 is the most significant bit of the first octet.
             let first = UInt8(keyUsage & 0xFF).bitReversed
             let second = UInt8(keyUsage >> 8).bitReversed
             let bits: [UInt8] = second == 0 ? [first] : [first, second]
-            extensions.append(D.sequence(D.oid("2.5.29.15"), D.boolean(true), D.octetString(D.bitString(bits))))
+            extensions.append(D.sequence(D.oid(Extension.keyUsage), D.boolean(true), D.octetString(D.bitString(bits))))
         }
         if isCA {
-            extensions.append(D.sequence(D.oid("2.5.29.19"), D.boolean(true), D.octetString(D.sequence(D.boolean(true)))))
+            extensions.append(D.sequence(D.oid(Extension.basicConstraints), D.boolean(true), D.octetString(D.sequence(D.boolean(true)))))
         }
         var tbs: [[UInt8]] = [D.tlv(0xA0, D.integer(2))]
         if !omitted.contains(.serialNumber) { tbs.append(D.integer(unsigned: serialNumber)) }
@@ -106,6 +108,7 @@ public struct CRLBuilder: Sendable {
 
     public func issue(signedBy key: PrivateKey) throws -> [UInt8] {
         typealias D = DERBuilder
+        typealias Extension = ASN1ObjectIdentifier.CertificateExtension
         let algorithm = D.signatureAlgorithm(scheme)
         var tbs: [[UInt8]] = [D.integer(1), algorithm, issuer, D.time(thisUpdate), D.time(nextUpdate)]
         if !revokedSerials.isEmpty {

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 import MRTDCore
 public import MRTDCrypto
-import SwiftASN1
+public import SwiftASN1
 import MRTDPlatform
 
 /// Hand-rolled DER (and, on request, BER) for test fixtures that must be able to break any field.
@@ -34,27 +34,29 @@ public enum DERBuilder {
         return tlv(0x02, b)
     }
 
-    public static func oid(_ dotted: String) -> [UInt8] {
+    public static func oid(_ oid: ASN1ObjectIdentifier) -> [UInt8] {
         var serializer = DER.Serializer()
-        // Only fixtures call this, with literal OIDs.
-        try! serializer.serialize(ASN1ObjectIdentifier(dotRepresentation: dotted))
+        // Serializing an OID appends bytes and cannot fail.
+        try? serializer.serialize(oid)
         return serializer.serializedBytes
     }
 
-    public static func algorithm(_ dotted: String, parameters: [UInt8]? = nil) -> [UInt8] {
-        sequence(oid(dotted), parameters ?? [])
+    public static func algorithm(_ oid: ASN1ObjectIdentifier, parameters: [UInt8]? = nil) -> [UInt8] {
+        sequence(Self.oid(oid), parameters ?? [])
     }
 
+    private typealias Attribute = ASN1ObjectIdentifier.NameAttributes
+
     /// A `Name` from (attribute OID, value) pairs, most significant first; `C` as PrintableString.
-    public static func name(_ attributes: [(String, String)]) -> [UInt8] {
+    public static func name(_ attributes: [(ASN1ObjectIdentifier, String)]) -> [UInt8] {
         sequence(attributes.map { type, value in
-            set([sequence(oid(type), type == "2.5.4.6" ? printable(value) : utf8(value))])
+            set([sequence(oid(type), type == Attribute.countryName ? printable(value) : utf8(value))])
         })
     }
 
     /// `C=<country>, O=<organization>, CN=<common name>`.
     public static func name(country: String, organization: String, commonName: String) -> [UInt8] {
-        name([("2.5.4.6", country), ("2.5.4.10", organization), ("2.5.4.3", commonName)])
+        name([(Attribute.countryName, country), (Attribute.organizationName, organization), (Attribute.commonName, commonName)])
     }
 
     public static func utcTime(_ date: Date) -> [UInt8] { tlv(0x17, Array(timeText(date, fourDigitYear: false).utf8)) }
@@ -79,25 +81,25 @@ public enum DERBuilder {
         func hashID(_ d: DigestAlgorithm) -> [UInt8] { algorithm(d.oid) }
         switch scheme {
         case .rsaPKCS1v15(let d):
-            let oids: [DigestAlgorithm: String] = [.sha1: "1.2.840.113549.1.1.5", .sha224: "1.2.840.113549.1.1.14",
-                                                   .sha256: "1.2.840.113549.1.1.11", .sha384: "1.2.840.113549.1.1.12",
-                                                   .sha512: "1.2.840.113549.1.1.13"]
+            let oids: [DigestAlgorithm: ASN1ObjectIdentifier] = [.sha1: [1, 2, 840, 113549, 1, 1, 5], .sha224: [1, 2, 840, 113549, 1, 1, 14],
+                                                   .sha256: [1, 2, 840, 113549, 1, 1, 11], .sha384: [1, 2, 840, 113549, 1, 1, 12],
+                                                   .sha512: [1, 2, 840, 113549, 1, 1, 13]]
             return algorithm(oids[d]!, parameters: null())
         case .rsaPSS(let d, let mgf, let salt):
-            return algorithm("1.2.840.113549.1.1.10", parameters: sequence(
+            return algorithm([1, 2, 840, 113549, 1, 1, 10], parameters: sequence(
                 tlv(0xA0, hashID(d)),
-                tlv(0xA1, algorithm("1.2.840.113549.1.1.8", parameters: hashID(mgf))),
+                tlv(0xA1, algorithm([1, 2, 840, 113549, 1, 1, 8], parameters: hashID(mgf))),
                 tlv(0xA2, integer(salt))))
         case .ecdsa(let d), .ecdsaPlain(let d):
-            let oids: [DigestAlgorithm: String] = [.sha1: "1.2.840.10045.4.1", .sha224: "1.2.840.10045.4.3.1",
-                                                   .sha256: "1.2.840.10045.4.3.2", .sha384: "1.2.840.10045.4.3.3",
-                                                   .sha512: "1.2.840.10045.4.3.4"]
+            let oids: [DigestAlgorithm: ASN1ObjectIdentifier] = [.sha1: [1, 2, 840, 10045, 4, 1], .sha224: [1, 2, 840, 10045, 4, 3, 1],
+                                                   .sha256: [1, 2, 840, 10045, 4, 3, 2], .sha384: [1, 2, 840, 10045, 4, 3, 3],
+                                                   .sha512: [1, 2, 840, 10045, 4, 3, 4]]
             return algorithm(oids[d]!)
         }
     }
 
     /// md5WithRSAEncryption, refused everywhere.
-    public static let md5WithRSA = algorithm("1.2.840.113549.1.1.4", parameters: null())
+    public static let md5WithRSA = algorithm([1, 2, 840, 113549, 1, 1, 4], parameters: null())
     /// The MD5 digest algorithm identifier.
-    public static let md5 = algorithm("1.2.840.113549.2.5", parameters: null())
+    public static let md5 = algorithm([1, 2, 840, 113549, 2, 5], parameters: null())
 }

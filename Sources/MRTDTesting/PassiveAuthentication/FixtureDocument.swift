@@ -2,6 +2,7 @@ import Foundation
 public import MRTDCore
 public import MRTDCrypto
 import MRTDSimulation
+import SwiftASN1
 
 /// The LDS files of a generated document with an SOD signed by a ``FixturePKI``: every part of
 /// EF.COM, the LDSSecurityObject, the SignedData and the outer tag can be changed by a test.
@@ -57,7 +58,7 @@ public struct FixtureDocument: Sendable {
     /// identified by issuerAndSerialNumber).
     public func signedData(pki: FixturePKI) -> TestSignedData {
         TestSignedData(
-            eContentType: "2.23.136.1.1.1", eContent: securityObject(), certificates: [pki.dsc],
+            eContentType: LDSSecurityObject.oid, eContent: securityObject(), certificates: [pki.dsc],
             signerIdentifier: .issuerAndSerialNumber(issuer: pki.cscaName, serial: pki.dscSerial),
             digest: digest, scheme: pki.scheme)
     }

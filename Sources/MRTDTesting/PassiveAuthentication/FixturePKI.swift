@@ -1,6 +1,7 @@
 public import Foundation
 import MRTDCore
 public import MRTDCrypto
+import SwiftASN1
 import Synchronization
 public import MRTDSimulation
 
@@ -133,7 +134,7 @@ extension FixturePKI {
         typealias D = DERBuilder
         let content = D.sequence(D.integer(0), D.set(certificates))
         var signed = TestSignedData(
-            eContentType: "2.23.136.1.1.2", eContent: content, certificates: [dsc],
+            eContentType: [2, 23, 136, 1, 1, 2] /* id-icao-cscaMasterList */, eContent: content, certificates: [dsc],
             signerIdentifier: .issuerAndSerialNumber(issuer: cscaName, serial: dscSerial), digest: .sha256, scheme: scheme)
         modify(&signed)
         return try signed.build(signedBy: dscKey)

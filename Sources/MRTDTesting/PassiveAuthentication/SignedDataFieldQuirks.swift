@@ -2,6 +2,7 @@ import Foundation
 public import MRTDCore
 public import MRTDCrypto
 import MRTDSimulation
+public import SwiftASN1
 
 // The signed-data rows of docs/field-quirks.md as fixtures: SODs as chips in the field sign them
 // against the letter of Doc 9303-10 §4.6.2 / RFC 4055, built in-process with a ``FixturePKI``.
@@ -23,19 +24,27 @@ extension FixturePKI {
 
 extension TestSignedData {
     /// eContentTypes real SODs carry in place of `id-icao-ldsSecurityObject` (2.23.136.1.1.1).
-    public enum FieldContentType: String, Sendable, CaseIterable {
+    public enum FieldContentType: Sendable, CaseIterable {
         /// The same object on ICAO's older `icao(27)` arc: Belgian and French documents
         /// (gmrtd#424, pymrtd#8).
-        case legacyICAO = "1.3.27.1.1.1"
+        case legacyICAO
         /// Sdu Identification (NL): some Dutch documents (gmrtd#425).
-        case sdu = "1.2.528.1.1006.1.20.1"
+        case sdu
+
+        /// The content type.
+        public var oid: ASN1ObjectIdentifier {
+            switch self {
+            case .legacyICAO: [1, 3, 27, 1, 1, 1]
+            case .sdu: [1, 2, 528, 1, 1006, 1, 20, 1]
+            }
+        }
     }
 
     /// The SignedData with `type` as its eContentType and (as those chips write it) as the value of
     /// the contentType signed attribute.
     public mutating func use(_ type: FieldContentType) {
-        eContentType = type.rawValue
-        contentTypeAttribute = type.rawValue
+        eContentType = type.oid
+        contentTypeAttribute = type.oid
     }
 
     /// A PKCS #1 v1.5 signature (`sha256WithRSAEncryption` in the SignerInfo), whatever the PKI's

@@ -2,6 +2,8 @@ public import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDSimulation
+import MRTDVerification
+public import SwiftASN1
 
 /// A deviation list (Doc 9303-12 §10.2, `DEFINITIONS IMPLICIT TAGS`) built field by field, for
 /// tests of loading, signature checks and matching.
@@ -17,9 +19,9 @@ public struct TestDeviationList: Sendable {
         public var issuedUntil: Date?
         public var documentNumbers: [String]?
         /// (description text, deviationType OID, INTEGER parameter).
-        public var descriptions: [(text: String?, oid: String, parameter: Int?)]
+        public var descriptions: [(text: String?, oid: ASN1ObjectIdentifier, parameter: Int?)]
 
-        public init(descriptions: [(text: String?, oid: String, parameter: Int?)]) {
+        public init(descriptions: [(text: String?, oid: ASN1ObjectIdentifier, parameter: Int?)]) {
             self.descriptions = descriptions
         }
     }
@@ -67,7 +69,7 @@ extension FixturePKI {
     /// identified by issuer and serial number); `modify` changes the SignedData first.
     public func deviationList(_ list: TestDeviationList, _ modify: (inout TestSignedData) -> Void = { _ in }) throws -> [UInt8] {
         var signed = TestSignedData(
-            eContentType: "2.23.136.1.1.7", eContent: list.content(), certificates: [dsc],
+            eContentType: DeviationList.contentTypeOID, eContent: list.content(), certificates: [dsc],
             signerIdentifier: .issuerAndSerialNumber(issuer: cscaName, serial: dscSerial), digest: .sha256, scheme: scheme)
         signed.signingTime = Date()
         modify(&signed)

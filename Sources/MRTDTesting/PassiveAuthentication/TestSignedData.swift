@@ -2,6 +2,7 @@ public import Foundation
 import MRTDCore
 public import MRTDCrypto
 import MRTDSimulation
+public import SwiftASN1
 
 /// A CMS SignedData in a ContentInfo (RFC 5652 §5), built field by field so that tests can
 /// reproduce the TR-03105 LDS_H / ICAO-P4 LDS_D cases: wrong versions, MD5, missing or wrong
@@ -24,7 +25,7 @@ public struct TestSignedData: Sendable {
     public var omitDigestAlgorithms = false
     /// The digestAlgorithms SET as DER AlgorithmIdentifiers; nil writes the signer's digest.
     public var digestAlgorithms: [[UInt8]]?
-    public var eContentType: String
+    public var eContentType: ASN1ObjectIdentifier
     /// nil leaves out `eContentType` entirely (LDS_H_25).
     public var omitEContentType = false
     public var eContent: [UInt8]
@@ -39,7 +40,7 @@ public struct TestSignedData: Sendable {
     /// Replaces the SignerInfo's signatureAlgorithm (DER AlgorithmIdentifier).
     public var signatureAlgorithmOverride: [UInt8]?
     /// The contentType attribute's value; nil omits the attribute.
-    public var contentTypeAttribute: String?
+    public var contentTypeAttribute: ASN1ObjectIdentifier?
     /// Replaces the messageDigest attribute's value.
     public var messageDigestOverride: [UInt8]?
     public var omitMessageDigest = false
@@ -50,7 +51,7 @@ public struct TestSignedData: Sendable {
     public var indefiniteLength = false
 
     public init(
-        eContentType: String, eContent: [UInt8], certificates: [[UInt8]], signerIdentifier: SignerIdentifier,
+        eContentType: ASN1ObjectIdentifier, eContent: [UInt8], certificates: [[UInt8]], signerIdentifier: SignerIdentifier,
         digest: DigestAlgorithm, scheme: SignatureScheme
     ) {
         self.eContentType = eContentType
@@ -65,6 +66,7 @@ public struct TestSignedData: Sendable {
     /// The encoded ContentInfo, signed with `key`.
     public func build(signedBy key: PrivateKey) throws -> [UInt8] {
         typealias D = DERBuilder
+        typealias CMS = ASN1ObjectIdentifier.CMS
         func constructed(_ tag: UInt, _ parts: [UInt8]...) -> [UInt8] {
             let content = parts.flatMap { $0 }
             guard indefiniteLength else { return D.tlv(tag, content) }
@@ -72,14 +74,14 @@ public struct TestSignedData: Sendable {
         }
         var attributes: [[UInt8]] = []
         if let contentTypeAttribute {
-            attributes.append(D.sequence(D.oid("1.2.840.113549.1.9.3"), D.set([D.oid(contentTypeAttribute)])))
+            attributes.append(D.sequence(D.oid(CMS.contentType), D.set([D.oid(contentTypeAttribute)])))
         }
         if let signingTime {
-            attributes.append(D.sequence(D.oid("1.2.840.113549.1.9.5"), D.set([D.utcTime(signingTime)])))
+            attributes.append(D.sequence(D.oid(CMS.signingTime), D.set([D.utcTime(signingTime)])))
         }
         if !omitMessageDigest {
             let value = messageDigestOverride ?? digest.hash(eContent)
-            attributes.append(D.sequence(D.oid("1.2.840.113549.1.9.4"), D.set([D.octetString(value)])))
+            attributes.append(D.sequence(D.oid(CMS.messageDigest), D.set([D.octetString(value)])))
         }
         let signedAttributes = D.set(attributes)
         var signatureBytes: [UInt8] = []
@@ -117,6 +119,6 @@ public struct TestSignedData: Sendable {
         var fields: [UInt8] = (omitVersion ? [] : D.integer(version)) + (omitDigestAlgorithms ? [] : digestSet) + encapsulated
         if !certificates.isEmpty { fields += D.tlv(0xA0, certificates.flatMap { $0 }) }
         fields += D.set([D.sequence(signerInfo)])
-        return constructed(0x30, D.oid("1.2.840.113549.1.7.2"), constructed(0xA0, constructed(0x30, fields)))
+        return constructed(0x30, D.oid(CMS.signedData), constructed(0xA0, constructed(0x30, fields)))
     }
 }

@@ -1,0 +1,47 @@
+public import SwiftASN1
+
+// `ASN1ObjectIdentifier` (swift-asn1) is the one OID type of the product (issue 30): the protocol OIDs
+// are typed constants (`SecurityProtocolOID`, `LDSSecurityObject.oid`, `DigestAlgorithm.oid`, ...),
+// never dotted strings or tables of encoded bytes. These helpers cover what OID families need.
+extension ASN1ObjectIdentifier {
+    /// CMS (RFC 5652 §5.1, §11): the SignedData content type and the signed attributes it requires.
+    public enum CMS {
+        public static let signedData: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 2]
+        public static let contentType: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 3]
+        public static let messageDigest: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 4]
+        public static let signingTime: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 5]
+    }
+
+    /// The certificate extensions passive authentication reads (RFC 5280 §4.2.1, `id-ce` = 2.5.29).
+    public enum CertificateExtension {
+        public static let subjectKeyIdentifier: ASN1ObjectIdentifier = [2, 5, 29, 14]
+        public static let keyUsage: ASN1ObjectIdentifier = [2, 5, 29, 15]
+        public static let basicConstraints: ASN1ObjectIdentifier = [2, 5, 29, 19]
+        public static let authorityKeyIdentifier: ASN1ObjectIdentifier = [2, 5, 29, 35]
+    }
+
+    /// The arcs after `prefix`, or `nil` when this OID does not lie under `prefix`.
+    public func arcs(under prefix: ASN1ObjectIdentifier) -> [UInt]? {
+        let arcs = oidComponents, base = prefix.oidComponents
+        guard arcs.count > base.count, arcs.starts(with: base) else { return nil }
+        return Array(arcs[base.count...])
+    }
+
+    /// This OID with `arcs` appended (`id-PACE` + `2.2` is `id-PACE-ECDH-GM-AES-CBC-CMAC-128`).
+    public func appending(_ arcs: UInt...) -> ASN1ObjectIdentifier {
+        // Appending arcs to a valid OID keeps it valid, so this never fails.
+        try! ASN1ObjectIdentifier(elements: oidComponents + arcs)
+    }
+
+    /// The content octets of the DER encoding (X.690 §8.19), without tag and length: tag `80` of
+    /// MSE:Set AT carries them, and CV certificates and names are compared on them.
+    public var contentOctets: [UInt8] {
+        var serializer = DER.Serializer()
+        // Serializing an OID appends bytes and cannot fail.
+        try? serializer.serialize(self)
+        let encoded = serializer.serializedBytes
+        // Tag 06, then a short-form length (up to 127 content octets) or a long form.
+        let lengthOctets = encoded[1] < 0x80 ? 1 : 1 + Int(encoded[1] & 0x7F)
+        return Array(encoded.dropFirst(1 + lengthOctets))
+    }
+}
