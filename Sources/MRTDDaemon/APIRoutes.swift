@@ -7,6 +7,7 @@ import NIOHTTP1
 import MRTDCore
 import MRTDClient
 import MRTDScanners
+import MRTDPlatform
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
 /// `ReadScheduler`, error → status mapping in `APIError`.
@@ -276,13 +277,6 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 }
 
-extension Double {
-    fileprivate func rounded(toPlaces places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (self * scale).rounded() / scale
-    }
-}
 
 /// The member names of a request body, its `access` object and `access.mrzKey`, whatever their values:
 /// unknown fields are refused by name before the typed decoding. A body that is valid JSON but not an

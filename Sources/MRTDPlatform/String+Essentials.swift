@@ -71,4 +71,12 @@ extension Double {
         let fraction = decimals > 0 ? "." + (whole % unit).zeroPadded(width: decimals) : ""
         return (sign == .minus ? "-" : "") + integral + fraction
     }
+
+    /// Rounded to `places` decimal places (half away from zero), for figures in JSON: a duration in
+    /// milliseconds, an uptime in seconds.
+    package func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
+    }
 }

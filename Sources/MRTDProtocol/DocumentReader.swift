@@ -2,6 +2,7 @@ public import MRTDCore
 public import MRTDCrypto
 import MRTDVerification
 public import FoundationEssentials
+import MRTDPlatform
 
 /// Reads a document and turns the outcome into the result model: the entry point the CLI, the
 /// daemon and replay share.
@@ -93,13 +94,5 @@ public enum DocumentReader {
     static func milliseconds(_ d: Duration) -> Double {
         let (s, atto) = d.components
         return (Double(s) * 1000 + Double(atto) / 1e15).rounded(toPlaces: 3)
-    }
-}
-
-extension Double {
-    func rounded(toPlaces places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (self * scale).rounded() / scale
     }
 }
