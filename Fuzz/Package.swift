@@ -52,5 +52,6 @@ let package = Package(
         fuzzTarget("fuzz_ca_aa", testing),
         fuzzTarget("fuzz_cv_certificate", verification),
         fuzzTarget("fuzz_ipc_frame", daemon),
+        fuzzTarget("fuzz_evidence_bundle", verification + ["FuzzSpecimen"]),
     ]
 )

@@ -44,18 +44,28 @@ public struct ReadJobRequest: Codable, Sendable, Equatable {
     public var accessPolicy: AccessPolicy?
     /// Overall limit for waiting and reading, at most the daemon's read timeout.
     public var timeoutSeconds: Double?
+    /// The caller's Active Authentication challenge: 16 hex digits (8 bytes), a fresh nonce of the
+    /// relying party (docs/evidence.md). Absent: the daemon draws its own.
+    public var aaChallenge: String?
 
     public init(
         reader: String? = nil, access: Access, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
-        timeoutSeconds: Double? = nil
+        timeoutSeconds: Double? = nil, aaChallenge: String? = nil
     ) {
         self.reader = reader
         self.access = access
         self.dataGroups = dataGroups
         self.accessPolicy = accessPolicy
         self.timeoutSeconds = timeoutSeconds
+        self.aaChallenge = aaChallenge
     }
-    public static let fields: Set<String> = ["reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds"]
+    public static let fields: Set<String> = ["reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds", "aaChallenge"]
+
+    /// The bytes of an `aaChallenge`: exactly 16 hex digits, else nil.
+    public static func challengeBytes(_ text: String) -> [UInt8]? {
+        guard text.utf8.count == 16, let bytes = [UInt8](hex: text), bytes.count == 8 else { return nil }
+        return bytes
+    }
 }
 
 /// The state of a read job.

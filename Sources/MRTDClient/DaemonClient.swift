@@ -150,6 +150,15 @@ public struct DaemonClient: Sendable {
         return (answer.body, answer.header("content-type") ?? "application/octet-stream")
     }
 
+    /// `GET /v1/reads/{id}/evidence`: the read's `mrtd-evidence/1` bundle (JSON bytes). `disclose`:
+    /// the data groups to carry in full (nil: every group read; the others as hashes).
+    public func evidence(_ id: String, disclose: [Int]? = nil) async throws -> [UInt8] {
+        let query = disclose.map { "?disclose=" + $0.map(String.init).joined(separator: ",") } ?? ""
+        let answer = try await send(.get, "/v1/reads/\(id)/evidence" + query)
+        guard answer.status == 200 else { throw DaemonClientError.from(answer) }
+        return answer.body
+    }
+
     // MARK: Plumbing
 
     private typealias Channel = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>

@@ -3,6 +3,9 @@
 /// is itself covered by a passing passive authentication. Until then the check says
 /// `passed-unverified-key`, never a bare `passed`.
 public enum AuthenticationVerdict {
+    /// Active Authentication's reason when the verified SOD signs DG15 and AA did not run.
+    public static let activeAuthenticationRequired = "activeAuthenticationRequired"
+
     /// Turns a `passed-unverified-key` check into `passed` only when passive authentication passed
     /// and the hash of the key's file (DG14, EF.CardSecurity, DG15) was verified against the SOD.
     ///

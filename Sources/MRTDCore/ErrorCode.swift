@@ -172,6 +172,20 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case mrzCheckDigitsWrong
     /// More than one OCR correction would make the scanned MRZ's check digits right.
     case mrzCorrectionAmbiguous
+
+    // MARK: Evidence (docs/evidence.md)
+    /// `aaChallenge` is not 16 hex digits (8 bytes).
+    case invalidChallenge
+    /// `disclose` is not a list of data group numbers 1-16.
+    case invalidDisclosure
+    /// The read has no evidence: it failed, or its files are no longer held.
+    case evidenceNotAvailable
+    /// An evidence bundle does not parse (JSON, a field, base64 or hex, size).
+    case evidenceMalformed
+    /// An evidence bundle's `format` is not `mrtd-evidence/1`.
+    case evidenceFormatUnsupported
+    /// The bundle's Active Authentication challenge is not the one the verifier expected.
+    case challengeMismatch
 }
 
 /// An error with a stable code from the registry. Every error type whose code reaches a client (the

@@ -222,6 +222,13 @@ public struct ReadResult: Sendable, Equatable, Codable {
         public var keyFile: String?
         /// A readable explanation of `result` and `reason` (never personal data).
         public var detail: String?
+        /// Active Authentication: the 8-byte challenge (RND.IFD) the chip was asked to sign, in hex.
+        public var challenge: String?
+        /// Active Authentication: who chose `challenge`: `caller` (the API or `--aa-challenge`: a
+        /// fresh nonce of the relying party) or `reader` (drawn by this reader).
+        public var challengeSource: String?
+        /// Active Authentication: the chip's answer to INTERNAL AUTHENTICATE (the signature), in hex.
+        public var signature: String?
         public init(result: CheckResult, reason: String? = nil, protocol: String? = nil, keyAgreement: String? = nil,
                     algorithm: String? = nil, keyFile: String? = nil, detail: String? = nil) {
             self.result = result

@@ -103,10 +103,10 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
     public static func status(for code: ErrorCode) -> HTTPResponse.Status {
         switch code {
         case .malformedJSON, .invalidRequest, .unknownField, .invalidAccessKey, .canNeedsPACE, .malformedBody,
-             .nonCanonicalPath, .invalidFormat:
+             .nonCanonicalPath, .invalidFormat, .invalidChallenge, .invalidDisclosure:
             return .badRequest
         case .peerUnknown: return .forbidden
-        case .notFound, .jobNotFound, .readerNotFound, .noFace, .noImage: return .notFound
+        case .notFound, .jobNotFound, .readerNotFound, .noFace, .noImage, .evidenceNotAvailable: return .notFound
         case .methodNotAllowed: return .methodNotAllowed
         case .resultNotReady, .noCard: return .conflict
         case .bodyTooLarge: return .contentTooLarge
@@ -154,6 +154,9 @@ extension APIError {
     static let faceConverterUnavailable = APIError(.faceConverterUnavailable, "no JPEG 2000 decoder (opj_decompress) is installed")
     static let faceUndecodable = APIError(.faceUndecodable, "the face image could not be decoded")
     static let invalidFormat = APIError(.invalidFormat, "format must be 'png' (or omitted for the image as stored)")
+    static let invalidChallenge = APIError(.invalidChallenge, "aaChallenge must be 16 hex digits (8 bytes)")
+    static let invalidDisclosure = APIError(.invalidDisclosure, "disclose must list data group numbers 1-16, comma-separated")
+    static let evidenceNotAvailable = APIError(.evidenceNotAvailable, "the read has no evidence (it failed, or was cancelled)")
     // Access
     static let canNeedsPACE = APIError(SchedulerError.canNeedsPACE)
     static let peerUnknown = APIError(SchedulerError.peerUnknown)

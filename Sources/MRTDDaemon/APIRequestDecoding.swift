@@ -21,6 +21,7 @@ public enum APIRequestDecoding {
     public static let refusals: Set<ErrorCode> = [
         .malformedJSON, .invalidRequest, .unknownField, .invalidAccessKey, .bodyTooLarge,
         .unsupportedMediaType, .invalidFormat, .jobNotFound, .nonCanonicalPath, .malformedBody,
+        .invalidChallenge, .invalidDisclosure,
     ]
 
     /// Whether a request path is canonical: absolute, no empty segment (`//`, a trailing `/`), no `.`
@@ -109,10 +110,32 @@ public enum APIRequestDecoding {
     /// A decoded `POST /v1/reads` body → the scheduler's order (the access secret checked and
     /// parsed; the rest the scheduler checks against its configuration).
     public static func order(_ request: ReadJobRequest) throws(APIError) -> ReadJobOrder {
-        ReadJobOrder(
+        var challenge: [UInt8]?
+        if let text = request.aaChallenge {
+            guard let bytes = ReadJobRequest.challengeBytes(text) else { throw .invalidChallenge }
+            challenge = bytes
+        }
+        return ReadJobOrder(
             reader: request.reader, access: try accessSecret(request.access), dataGroups: request.dataGroups,
-            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds)
+            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds, aaChallenge: challenge)
     }
+
+    /// `?disclose=` on `GET /v1/reads/{id}/evidence`: data group numbers 1-16, comma-separated
+    /// (`1,14,15`); absent: every group read is disclosed; empty: none (hashes only).
+    static func disclose(_ uri: URI) throws(APIError) -> Set<Int>? {
+        guard let text = uri.queryParameters.get("disclose") else { return nil }
+        guard text.utf8.count <= 64 else { throw .invalidDisclosure }
+        var groups: Set<Int> = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) where !(text.isEmpty) {
+            let label = part.uppercased().hasPrefix("DG") ? part.dropFirst(2) : part[...]
+            guard label.utf8.count <= 2, let n = Int(label), (1...16).contains(n) else { throw .invalidDisclosure }
+            groups.insert(n)
+        }
+        return groups
+    }
+
+    /// `disclose(_:)` for a request target as sent.
+    public static func disclose(uri: String) throws(APIError) -> Set<Int>? { try disclose(URI(uri)) }
 
     /// A job's time limit from `timeoutSeconds` (range-checked before conversion; above `cap`, `cap`).
     public static func timeout(_ seconds: Double?, cap: Duration) throws(APIError) -> Duration {

@@ -8,6 +8,7 @@ import MRTDCore
 import MRTDClient
 import MRTDScanners
 import MRTDPlatform
+import MRTDVerification
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
 /// `ReadScheduler`, error → status mapping in `APIError`.
@@ -44,6 +45,7 @@ struct APIRoutes: Sendable {
         }
         router.get("/v1/reads/:id/face") { request, context in try await self.face(request, context) }
         router.get("/v1/reads/:id/images/:name") { _, context in try await self.image(context) }
+        router.get("/v1/reads/:id/evidence") { request, context in try await self.evidence(request, context) }
         router.get("/v1/events") { request, context in try self.eventStream(request, context) }
         router.get("/metrics") { _, _ in await self.prometheus() }
         return router
@@ -176,6 +178,27 @@ struct APIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: face.bytes.withUnsafeBytes { ByteBuffer(bytes: $0) }))
     }
 
+    /// `GET /v1/reads/{id}/evidence`: the read's `mrtd-evidence/1` bundle (docs/evidence.md), with
+    /// `?disclose=1,14` only those groups' bytes and the others' hashes. Same owner rule as the result.
+    func evidence(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        let disclose = try APIRequestDecoding.disclose(request.uri)
+        guard var held = try await scheduler.evidence(id: id, peer: context.peer) else { throw APIError.evidenceNotAvailable }
+        defer { for key in held.files.keys { secureWipeBytes(&held.files[key]!) } }
+        var bytes: [UInt8]
+        do {
+            let bundle = try EvidenceBundle.make(
+                files: held.files, result: held.result, disclose: disclose, trustStore: engine.trust?.store,
+                software: .init(name: "mrtdd", version: version))
+            bytes = try bundle.encoded()
+        } catch EvidenceError.notAvailable {
+            throw APIError.evidenceNotAvailable
+        }
+        defer { secureWipeBytes(&bytes) }
+        let headers: HTTPFields = [.cacheControl: "no-store", .contentType: "application/json"]
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     /// `GET /v1/reads/{id}/images/{name}`: an image besides the face, bytes as stored on the chip.
     func image(_ context: DaemonRequestContext) async throws -> Response {
         let id = try Self.id(context)
@@ -270,7 +293,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case 2 where parts[0] == "v1" && (parts[1] == "reads" || parts[1] == "mrz"): return "POST"
         case 2 where parts[0] == "v1" && ["health", "readers", "events"].contains(String(parts[1])): return "GET"
         case 3 where parts[0] == "v1" && parts[1] == "reads": return "GET, DELETE"
-        case 4 where parts[0] == "v1" && parts[1] == "reads" && parts[3] == "face": return "GET"
+        case 4 where parts[0] == "v1" && parts[1] == "reads" && (parts[3] == "face" || parts[3] == "evidence"): return "GET"
         case 5 where parts[0] == "v1" && parts[1] == "reads" && parts[3] == "images": return "GET"
         default: return nil
         }

@@ -21,6 +21,14 @@ final class ImageBytes: @unchecked Sendable {
         wipeInPlace(bytes)
     }
 
+    /// Copies `bytes` in, leaving the array as it is (a file the read still uses).
+    init(copying bytes: [UInt8]) {
+        storage = .allocate(byteCount: bytes.count, alignment: 1)
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress { storage.baseAddress?.copyMemory(from: base, byteCount: source.count) }
+        }
+    }
+
     /// The number of bytes.
     var count: Int { storage.count }
 

@@ -34,6 +34,8 @@ public struct ReadParameters: Sendable {
     /// Where the session's transcript goes (`record-directory`); nil: not recorded. Engines other
     /// than `StandardReadEngine` may ignore it.
     public var recording: SessionRecording?
+    /// The caller's Active Authentication challenge (`aaChallenge`); nil: the reader draws one.
+    public var aaChallenge: [UInt8]? = nil
 }
 
 /// Performs the chip session of a job: the daemon's seam to the protocol layer (tests and other
@@ -98,6 +100,7 @@ public struct StandardReadEngine: ReadEngine {
         var options = ReadOptions(
             accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: manager.store)
         options.terminal = terminal
+        options.activeAuthenticationChallenge = parameters.aaChallenge
         // The first link is the one the scheduler opened; later ones come from `reconnect`.
         let first = FirstLink(transport)
         let connect: @Sendable () async throws -> any APDUTransport = {

@@ -41,6 +41,9 @@ public actor ReadScheduler {
         var face: ImageBytes?
         /// The images besides the face (DG3-DG12), by API name; wiped with the face.
         var images: [String: (bytes: ImageBytes, mimeType: String)] = [:]
+        /// The files as read (EF.SOD, EF.COM, the data groups, EF.CardSecurity): what the evidence
+        /// bundle is made of (docs/evidence.md); wiped with the face.
+        var files: [LDSFile: ImageBytes] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// The scanned MRZ lines the job was started from (`checks.mrzMatch`); dropped when the read ends.
         var scannedMRZ: [String]?
@@ -196,7 +199,9 @@ public actor ReadScheduler {
         let recording = transcripts.map { SessionRecording(job: id, started: Date(), directory: $0) }
         let job = Job(
             id: id, requestedReader: request.reader,
-            parameters: ReadParameters(access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy, recording: recording),
+            parameters: ReadParameters(
+                access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy, recording: recording,
+                aaChallenge: request.aaChallenge),
             peer: peer, deadline: clock.now.advanced(by: timeout))
         job.scannedMRZ = request.scannedMRZ
         jobs[id] = job
@@ -267,6 +272,15 @@ public actor ReadScheduler {
         guard job.state.isFinished else { throw .resultNotReady }
         guard let image = job.images[name] else { throw .noImage }
         return (image.bytes, image.mimeType)
+    }
+
+    /// The files of a finished read and its result, for its evidence bundle. Same owner rule as the
+    /// result; the arrays are copies the caller wipes when done.
+    func evidence(id: String, peer: PeerCredentials?) throws(SchedulerError) -> (files: [LDSFile: [UInt8]], result: ReadResult)? {
+        let job = try job(id, peer)
+        guard job.state.isFinished else { throw .resultNotReady }
+        guard let result = job.result, job.files[.sod] != nil else { return nil }
+        return (job.files.mapValues { $0.withUnsafeBytes { Array($0) } }, result)
     }
 
     private func job(_ id: String, _ peer: PeerCredentials?) throws(SchedulerError) -> Job {
@@ -420,6 +434,8 @@ public actor ReadScheduler {
             } else {
                 job.state = .done
                 job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
+                // The raw files for `GET /v1/reads/{id}/evidence`, copied before the images' wipe below.
+                for (file, bytes) in read.files { job.files[file] = ImageBytes(copying: bytes) }
                 // The job keeps its own copy of each image; the parsed copies and the raw data groups
                 // they came from are wiped here, not left in freed memory.
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {
@@ -567,6 +583,7 @@ public actor ReadScheduler {
         // ImageBytes wipe themselves as they go.
         job.face = nil
         job.images = [:]
+        job.files = [:]
         job.result = nil
     }
 

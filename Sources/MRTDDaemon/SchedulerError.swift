@@ -20,12 +20,15 @@ public struct ReadJobOrder: Sendable {
     /// The MRZ lines a scanner read, when the job was started from them (issue 28): the result's
     /// `checks.mrzMatch` compares DG1 with them. Held until the read ends.
     public var scannedMRZ: [String]?
+    /// The caller's 8-byte Active Authentication challenge; nil: the reader draws one.
+    public var aaChallenge: [UInt8]?
 
     public init(
         reader: String? = nil, access: AccessKey, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
-        timeoutSeconds: Double? = nil, scannedMRZ: [String]? = nil
+        timeoutSeconds: Double? = nil, scannedMRZ: [String]? = nil, aaChallenge: [UInt8]? = nil
     ) {
         self.scannedMRZ = scannedMRZ
+        self.aaChallenge = aaChallenge
         self.reader = reader
         self.access = access
         self.dataGroups = dataGroups

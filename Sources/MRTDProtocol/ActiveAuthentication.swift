@@ -5,6 +5,8 @@ public import MRTDCrypto
 public struct ActiveAuthenticationOutcome: Sendable, Equatable {
     /// The challenge sent (RND.IFD).
     public var challenge: [UInt8]
+    /// The chip's answer (the signature, as received).
+    public var signature: [UInt8]
     /// The signature check.
     public var verification: ActiveAuthenticationVerification
     /// `RSA` or `EC`.
@@ -16,7 +18,8 @@ public struct ActiveAuthenticationOutcome: Sendable, Equatable {
 /// Active Authentication, Doc 9303-11 §6.1: the chip signs a fresh 8-byte challenge with the private
 /// key whose public half is in DG15 (a challenge-response that a copied chip cannot answer).
 public enum ActiveAuthentication {
-    /// Sends INTERNAL AUTHENTICATE (`00 88 00 00`, Le 00) with 8 random bytes from `random` and
+    /// Sends INTERNAL AUTHENTICATE (`00 88 00 00`, Le 00) with `challenge` (a caller's 8 bytes) or
+    /// else 8 random bytes from `random`, and
     /// verifies the answer with `publicKey`; ECDSA uses `ecdsaDigest` (ActiveAuthenticationInfo's
     /// signatureAlgorithm), or tries each SHA when it is `nil`.
     ///
@@ -24,13 +27,19 @@ public enum ActiveAuthentication {
     ///   errors as is. A wrong signature is not thrown: it is in the outcome.
     public static func perform(
         channel: ChipChannel, publicKey: ActiveAuthenticationPublicKey, ecdsaDigest: DigestAlgorithm?,
-        random: any RandomSource
+        random: any RandomSource, challenge given: [UInt8]? = nil
     ) async throws -> ActiveAuthenticationOutcome {
         let challenge: [UInt8]
-        do {
-            challenge = try random.randomBytes(8)
-        } catch let error as CryptoError {
-            throw ProtocolError.crypto(error)
+        if let given {
+            // Doc 9303-11 §6.1.2: RND.IFD is 8 bytes; callers validate it before the read.
+            precondition(given.count == 8, "an Active Authentication challenge is 8 bytes")
+            challenge = given
+        } else {
+            do {
+                challenge = try random.randomBytes(8)
+            } catch let error as CryptoError {
+                throw ProtocolError.crypto(error)
+            }
         }
         // Le = 00, in a short APDU when the protected signature fits a short answer (RSA up to about
         // 1800 bits, every ECDSA key) or the link has no extended length.
@@ -51,6 +60,6 @@ public enum ActiveAuthentication {
             throw ProtocolError.crypto(error)
         }
         return ActiveAuthenticationOutcome(
-            challenge: challenge, verification: verification, keyType: publicKey.keyType, keyBits: publicKey.bits)
+            challenge: challenge, signature: response.data, verification: verification, keyType: publicKey.keyType, keyBits: publicKey.bits)
     }
 }

@@ -59,9 +59,13 @@ final class SessionAuthentication {
     /// The DG14 Chip Authentication that ran (Terminal Authentication signs its ephemeral key).
     private(set) var chipAuthenticationOutcome: ChipAuthenticationOutcome?
 
-    init(channel: ChipChannel, random: any RandomSource) {
+    /// The caller's Active Authentication challenge; nil: drawn from `random`.
+    private let activeAuthenticationChallenge: [UInt8]?
+
+    init(channel: ChipChannel, random: any RandomSource, activeAuthenticationChallenge: [UInt8]? = nil) {
         self.channel = channel
         self.random = random
+        self.activeAuthenticationChallenge = activeAuthenticationChallenge
     }
 
     /// The files in reading order: DG14 first (Doc 9303-11 §7.2: CA before reading further groups).
@@ -151,14 +155,20 @@ final class SessionAuthentication {
         let info = securityInfos?.activeAuthenticationInfos.first
         let digest = info.flatMap { DigestAlgorithm(ecdsaSignatureAlgorithmOID: $0.signatureAlgorithm) }
         do {
-            let outcome = try await ActiveAuthentication.perform(channel: channel, publicKey: key, ecdsaDigest: digest, random: random)
+            let outcome = try await ActiveAuthentication.perform(
+                channel: channel, publicKey: key, ecdsaDigest: digest, random: random, challenge: activeAuthenticationChallenge)
             let v = outcome.verification
             let algorithm = [v.algorithm, v.digest?.rawValue, v.signatureFormat].compactMap { $0 }.joined(separator: " ")
-            checks.activeAuthentication = v.isValid
+            var check: ReadResult.Check = v.isValid
                 ? .init(result: CheckResult.passedUnverifiedKey, reason: "keyFileUnverified: DG15",
                         protocol: "id-AA", algorithm: algorithm, keyFile: "DG15")
                 : .init(result: CheckResult.failed, reason: "activeAuthenticationSignatureInvalid: \(v.failure ?? "")",
                         protocol: "id-AA", algorithm: algorithm, keyFile: "DG15")
+            // What was signed and the signature: evidence a third party can check (docs/evidence.md).
+            check.challenge = outcome.challenge.hex
+            check.challengeSource = activeAuthenticationChallenge == nil ? "reader" : "caller"
+            check.signature = outcome.signature.hex
+            checks.activeAuthentication = check
         } catch ProtocolError.commandFailed(_, let sw) {
             checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationRefused \(sw)",
                                                 protocol: "id-AA", keyFile: "DG15")

@@ -51,6 +51,9 @@ public struct ReadOptions: Sendable, Equatable {
     /// The date certificate validity is judged at before the chain is presented (default: today, UTC);
     /// the chip judges again at its own current date.
     public var terminalDate: CVDate? = nil
+    /// The 8-byte Active Authentication challenge (RND.IFD) a caller chose (a relying party's fresh
+    /// nonce, docs/evidence.md); nil: the reader draws its own from its random source.
+    public var activeAuthenticationChallenge: [UInt8]? = nil
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,
@@ -185,7 +188,8 @@ public final class ChipSession {
         progress?(.init(phase: .reading, file: LDSFile.sod.name, percent: 15 + 80 / planned))
         files[.sod] = try await readRecovering(.sod, with: reader)
 
-        let authentication = SessionAuthentication(channel: channel, random: random)
+        let authentication = SessionAuthentication(
+            channel: channel, random: random, activeAuthenticationChallenge: options.activeAuthenticationChallenge)
         self.authentication = authentication
         for (index, file) in SessionAuthentication.readingOrder(wanted).enumerated() {
             progress?(.init(phase: .reading, file: file.name, percent: 15 + 80 * (index + 2) / planned))

@@ -54,6 +54,9 @@ public struct Transcript: Sendable, Equatable, Codable {
         public var accessPolicy: String?
         /// The recovery policy (absent in transcripts recorded before recovery: the defaults).
         public var recovery: Recovery?
+        /// The caller's Active Authentication challenge (hex), when one was given; absent: the
+        /// reader drew its own (it is then in `random`).
+        public var activeAuthenticationChallenge: String?
 
         public struct Recovery: Sendable, Equatable, Codable {
             public var maxReconnects: Int
@@ -145,7 +148,8 @@ public struct Transcript: Sendable, Equatable, Codable {
                 maxReconnects: options.recovery.maxReconnects,
                 maxSecureMessagingRecoveries: options.recovery.maxSecureMessagingRecoveries,
                 deadlineMs: Int(options.recovery.deadline.components.seconds * 1000
-                    + options.recovery.deadline.components.attoseconds / 1_000_000_000_000_000)))
+                    + options.recovery.deadline.components.attoseconds / 1_000_000_000_000_000)),
+            activeAuthenticationChallenge: options.activeAuthenticationChallenge?.hex)
         self.random = random.hex
         self.exchanges = exchanges.map {
             Exchange(command: $0.command.hex, response: $0.response.hex, error: $0.error?.code)
@@ -192,12 +196,19 @@ public struct Transcript: Sendable, Equatable, Codable {
         }
         // Replays do not wait between reconnections: the recording already holds what followed.
         recovery.reconnectDelay = .zero
-        return ReadOptions(
+        var readOptions = ReadOptions(
             accessKey: key, dataGroups: options.dataGroups, probeLDS2: options.probeLDS2,
             reader: .init(
                 preferExtendedLength: options.preferExtendedLength, maxFileSize: options.maxFileSize,
                 useShortFileIdentifiers: options.useShortFileIdentifiers),
             access: policy, recovery: recovery)
+        if let challenge = options.activeAuthenticationChallenge {
+            guard let bytes = [UInt8](hex: challenge), bytes.count == 8 else {
+                throw Error.invalidHex(field: "options.activeAuthenticationChallenge")
+            }
+            readOptions.activeAuthenticationChallenge = bytes
+        }
+        return readOptions
     }
 
     /// The recorded exchanges as a script that insists on every command byte for byte.

@@ -56,6 +56,7 @@ public enum PassiveAuthentication {
             if !signer.signerFromMessage { report.warnings.append("dscFromTrustStore") }
 
             let securityObject = try parseSecurityObject(signer.content, report: &report)
+            report.sodDataGroupHashes = securityObject.hashesByDataGroup
             let chain = try trustStore.verifyChain(of: signer.signer, role: .documentSigner, at: date,
                                                    signingTime: signer.signingTime)
             report.csca = chain.anchor.certificate

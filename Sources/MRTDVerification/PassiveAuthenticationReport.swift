@@ -42,6 +42,10 @@ public struct PassiveAuthenticationReport: Sendable {
     /// estimate of when the document was personalised (deviation lists' issuance periods).
     public var signingTime: Date?
 
+    /// The data group hashes the LDSSecurityObject lists, by group number (set once the SOD's
+    /// signature verified): what a withheld group of an evidence bundle is checked against.
+    public var sodDataGroupHashes: [Int: [UInt8]] = [:]
+
     /// Whether passive authentication passed.
     public var passed: Bool { result == .passed }
 

@@ -20,7 +20,7 @@ struct MRTDCtl: AsyncParsableCommand {
             4 read completed but the document is invalid.
             """,
         version: MRTDVersion.string,
-        subcommands: [Read.self, Readers.self, Verify.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self, MRZCommand.self])
+        subcommands: [Read.self, Readers.self, Verify.self, VerifyEvidence.self, Trust.self, Replay.self, Health.self, Events.self, Result.self, Cancel.self, Console.self, MRZCommand.self])
 
     /// ArgumentParser's `main`, once the process is undumpable, before anything else, for every
     /// subcommand: `read` holds access keys and `console` its token, and an undumpable process's
@@ -76,6 +76,14 @@ struct Read: AsyncParsableCommand {
     @Option(help: "Record the session (every APDU and random byte, and the access key: personal data) to this transcript file for `mrtdctl replay` (as --face).")
     var record: String?
 
+    @Option(name: .customLong("aa-challenge"), help: ArgumentHelp(
+        "The Active Authentication challenge to have the chip sign, 16 hex digits (a relying party's fresh nonce; default: a random one). The result records it (checks.activeAuthentication.challenge).",
+        valueName: "HEX"))
+    var aaChallenge: String?
+
+    @OptionGroup(title: "Evidence (docs/evidence.md)")
+    var evidence: EvidenceOptions
+
     @OptionGroup(title: "Virtual chip (with --simulate)")
     var chip: SimulationOptions
 
@@ -117,6 +125,7 @@ struct Read: AsyncParsableCommand {
         }
         _ = try chip.quirks()
         if !simulate && !chip.quirkNames.isEmpty { throw ValidationError("--sim-quirk needs --simulate") }
+        _ = try activeAuthenticationChallenge(aaChallenge)
     }
 
     func run() async throws {
@@ -126,7 +135,7 @@ struct Read: AsyncParsableCommand {
             return try await DaemonRead.run(
                 daemon: daemon, options: daemonRead, mrz: access.mrz, mrzKey: access.mrzKey, can: access.can,
                 reader: direct.reader, accessPolicy: access.access, dataGroups: try dataGroupNumbers(),
-                json: json, face: face, images: images)
+                json: json, face: face, images: images, aaChallenge: aaChallenge, evidence: evidence)
         }
         let key = try accessKey(access)
         let groups = try dataGroupNumbers().map { [1, 2] + $0 } ?? [1, 2, 14, 15]
@@ -134,6 +143,7 @@ struct Read: AsyncParsableCommand {
             accessKey: access.accessKey(mrz: key), dataGroups: groups,
             reader: .init(preferExtendedLength: !noExtendedLength), access: access.access,
             trustStore: try trustOptions.store(trustingSimulation: simulate))
+        options.activeAuthenticationChallenge = try activeAuthenticationChallenge(aaChallenge)
         if let terminal {
             do {
                 options.terminal = try TerminalCredentials.load(directory: terminal)
@@ -160,7 +170,7 @@ struct Read: AsyncParsableCommand {
                 try finish(await RecordedRead.run(
                     .reconnecting({ try await slot.connect() }),
                     reader: .init(name: "mrtdctl virtual chip", backend: "virtual", capabilities: slot.capabilities),
-                    options: options, record: record))
+                    options: options, record: record), trustStore: options.trustStore)
                 return
             }
             let virtualChip = VirtualChip(configuration: configuration)
@@ -170,11 +180,14 @@ struct Read: AsyncParsableCommand {
                 options: options, record: record)
         }
 
-        try finish(read)
+        try finish(read, trustStore: options.trustStore)
     }
 
     /// Writes what was asked for, prints the result, and sets the exit status.
-    private func finish(_ read: DocumentReader.Read) throws {
+    private func finish(_ read: DocumentReader.Read, trustStore: TrustStore?) throws {
+        if evidence.evidence != nil, read.result.status != .failed {
+            try evidence.write(files: read.files, result: read.result, trustStore: trustStore)
+        }
         if let dump {
             try PrivateOutput.write(read.files.map { ("\($0.key.name).bin", $0.value) }, toDirectory: dump)
         }

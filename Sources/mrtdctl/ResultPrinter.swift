@@ -54,6 +54,9 @@ enum ResultPrinter {
         lines.append(("PA", describe(r.checks.passiveAuthentication)))
         lines.append(("CA", describe(r.checks.chipAuthentication)))
         lines.append(("AA", describe(r.checks.activeAuthentication)))
+        if let challenge = r.checks.activeAuthentication.challenge {
+            lines.append(("AA challenge", challenge + (r.checks.activeAuthentication.challengeSource.map { " (\($0))" } ?? "")))
+        }
         lines += inspectionLines(r.checks)
         if let ta = r.checks.terminalAuthentication {
             var text = ta.result.rawValue + (ta.reason.map { " (\($0))" } ?? "")

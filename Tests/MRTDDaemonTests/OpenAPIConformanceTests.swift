@@ -74,7 +74,7 @@ struct OpenAPIDocument {
 
     @Test func theDocumentIsReadable() throws {
         let doc = try Self.document()
-        #expect(doc.responses.count == 10)
+        #expect(doc.responses.count == 11)
         #expect(doc.required["Error"] == ["error", "message"])
         #expect(doc.required["Problem"] == ["error", "message", "type", "title", "status", "detail"])
         #expect(doc.responses[.init(path: "/v1/reads", method: "post")]?[202] == .some("Job"))
@@ -135,6 +135,11 @@ struct OpenAPIDocument {
             ("get", "/v1/reads/{id}/images/{name}", 200, { try await client.send(.get, "/v1/reads/\(full.id)/images/portrait-1") }),
             ("get", "/v1/reads/{id}/images/{name}", 404, { try await client.send(.get, "/v1/reads/\(done.id)/images/portrait-1") }),
             ("get", "/v1/reads/{id}/images/{name}", 409, { try await client.send(.get, "/v1/reads/\(waiting.id)/images/portrait-1") }),
+            ("get", "/v1/reads/{id}/evidence", 200, { try await client.send(.get, "/v1/reads/\(done.id)/evidence") }),
+            ("get", "/v1/reads/{id}/evidence", 400, { try await client.send(.get, "/v1/reads/\(done.id)/evidence?disclose=0") }),
+            ("get", "/v1/reads/{id}/evidence", 404, { try await client.send(.get, "/v1/reads/unknown/evidence") }),
+            ("get", "/v1/reads/{id}/evidence", 409, { try await client.send(.get, "/v1/reads/\(waiting.id)/evidence") }),
+            ("post", "/v1/reads", 400, post(key.dropLast() + #","aaChallenge":"00"}"#)),
             ("get", "/metrics", 200, { try await client.send(.get, "/metrics") }),
             // An id or name with an encoded '/' or '\\' is no path segment: nonCanonicalPath.
             ("get", "/v1/reads/{id}", 400, { try await client.send(.get, "/v1/reads/a%2Fb") }),

@@ -101,7 +101,7 @@ import MRTDSimulation
     // MARK: Item 1: isolation
 
     /// uid 65534 creates a job; uid 65533 gets no answer but "no such job" or "non-canonical path"
-    /// on every spelling of its paths, GET, face and DELETE; the owner and root see it; a POST to a
+    /// on every spelling of its paths, GET, face, evidence and DELETE; the owner and root see it; a POST to a
     /// non-canonical path creates nothing.
     @Test func anotherUIDCannotReachAJobByAnySpellingOfItsPath() async throws {
         guard Self.canSwitchUsers() else { return }
@@ -114,7 +114,8 @@ import MRTDSimulation
 
         #expect(try await Self.request(as: Self.owner, "GET", job, socket: socket).status == 200)
         #expect(try await daemon.client.job(id).id == id, "root sees every job")
-        for path in [job] + Self.variants(of: job) + Self.variants(of: job + "/face") + [job + "/face"] {
+        for path in [job] + Self.variants(of: job) + Self.variants(of: job + "/face") + [job + "/face"]
+            + Self.variants(of: job + "/evidence") + [job + "/evidence"] {
             for method in ["GET", "DELETE"] {
                 let answer = try await Self.request(as: Self.stranger, method, path, socket: socket)
                 #expect([400, 404, 405].contains(answer.status), "\(method) \(path) as another uid: \(answer.status) \(answer.body)")

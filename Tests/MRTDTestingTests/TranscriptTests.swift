@@ -1,5 +1,6 @@
 import Foundation
 import MRTDCore
+import MRTDCrypto
 import MRTDProtocol
 import MRTDTesting
 import Testing
@@ -33,6 +34,34 @@ import MRTDTranscript
         #expect(replay.unusedExchanges == 0)
         #expect(replay.resultMatches)
         #expect(replay.read.files[.dg(2)] != nil)
+    }
+
+    /// Issue 29: a caller's Active Authentication challenge is part of the recorded options (it is
+    /// not drawn from the random source), so the replay sends the same INTERNAL AUTHENTICATE.
+    @Test func aCallersActiveAuthenticationChallengeIsRecordedAndReplayed() async throws {
+        let fixture = try AuthenticationFixture.make(
+            activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
+        let key = try MRZ(SpecimenDocument.erikssonMRZ).accessKey
+        var configuration = VirtualChipConfiguration(files: try fixture.specimen().files, accessKey: key)
+        configuration.authentication = fixture.chip
+        let chip = VirtualChip(configuration: configuration)
+        var options = ReadOptions(accessKey: .mrz(key))
+        options.activeAuthenticationChallenge = [1, 2, 3, 4, 5, 6, 7, 8]
+        let (read, transcript) = await Transcript.record(
+            transport: chip, reader: .init(name: "virtual", backend: "virtual", capabilities: chip.capabilities),
+            options: options)
+        #expect(read.result.checks.activeAuthentication.challenge == "0102030405060708")
+        #expect(transcript.options.activeAuthenticationChallenge == "0102030405060708")
+        let reloaded = try Transcript(json: try transcript.json())
+        #expect(try reloaded.readOptions().activeAuthenticationChallenge == [1, 2, 3, 4, 5, 6, 7, 8])
+        let replay = try await reloaded.replay()
+        #expect(replay.mismatch == nil)
+        #expect(replay.resultMatches)
+        #expect(replay.read.result.checks.activeAuthentication.challengeSource == "caller")
+        // A transcript whose challenge is not 8 bytes of hex is refused, not replayed with another.
+        var broken = reloaded
+        broken.options.activeAuthenticationChallenge = "0102"
+        #expect(throws: Transcript.Error.self) { try broken.readOptions() }
     }
 
     @Test func aRecordingMadeBeforeTheInspectionChecksStillReplaysAsAMatch() async throws {

@@ -64,11 +64,12 @@ struct Result: AsyncParsableCommand {
     @Flag(help: "Print the job as JSON.") var json = false
     @Option(help: "Write the face image to this file (as read --face).") var face: String?
     @Option(help: "Write the images besides the face to this directory (as read --images).") var images: String?
+    @OptionGroup(title: "Evidence (docs/evidence.md)") var evidence: EvidenceOptions
 
     func run() async throws {
         let client = daemon.client
         let job = try await reportingDaemonErrors { try await client.job(id) }
-        try await DaemonRead.show(job, client: client, json: json, face: face, images: images, jsonAsJob: true)
+        try await DaemonRead.show(job, client: client, json: json, face: face, images: images, jsonAsJob: true, evidence: evidence)
     }
 }
 
@@ -97,7 +98,7 @@ enum DaemonRead {
     static func run(
         daemon: DaemonOptions, options: DaemonReadOptions, mrz: String?, mrzKey: String?, can: String?,
         reader: String?, accessPolicy: MRTDCore.AccessPolicy, dataGroups: [Int]?, json: Bool, face: String?,
-        images: String? = nil
+        images: String? = nil, aaChallenge: String? = nil, evidence: EvidenceOptions? = nil
     ) async throws {
         // Range-checked here too: the daemon caps the value, but a client never sends one it cannot mean.
         if let timeout = options.timeout, !(timeout > 0 && timeout <= 86_400) {
@@ -117,7 +118,7 @@ enum DaemonRead {
         }
         let request = ReadJobRequest(
             reader: reader, access: access, dataGroups: dataGroups,
-            accessPolicy: accessPolicy, timeoutSeconds: options.timeout)
+            accessPolicy: accessPolicy, timeoutSeconds: options.timeout, aaChallenge: aaChallenge)
         let client = daemon.client
         let job = try await reportingDaemonErrors { () async throws -> ReadJobView in
             // Subscribe first, so no progress of the job is missed; give up waiting after 2 s.
@@ -147,14 +148,18 @@ enum DaemonRead {
             printer.cancel()
             return view
         }
-        try await show(job, client: client, json: json, face: face, images: images)
+        try await show(job, client: client, json: json, face: face, images: images, evidence: evidence)
     }
 
     /// Prints a finished job: `--json` prints the result model, as a direct read does (the whole job
     /// with `jsonAsJob`); without, the readable summary.
     static func show(
-        _ job: ReadJobView, client: DaemonClient, json: Bool, face: String?, images: String? = nil, jsonAsJob: Bool = false
+        _ job: ReadJobView, client: DaemonClient, json: Bool, face: String?, images: String? = nil, jsonAsJob: Bool = false,
+        evidence: EvidenceOptions? = nil
     ) async throws {
+        if let evidence, evidence.evidence != nil, job.state == .done {
+            try await evidence.write(job: job.id, client: client)
+        }
         if let face, job.result?.face != nil {
             let image = try await reportingDaemonErrors { try await client.face(job.id) }
             try PrivateOutput.write(image.bytes, toFile: face)

@@ -325,6 +325,7 @@ enum ConsoleAssets {
         const reasonWords = {
           noDG14: "the document has no DG14 (it does not support this check)",
           noDG15: "the document has no DG15 (it does not support this check)",
+          activeAuthenticationRequired: "the signed data says the chip has an active authentication key, yet the check did not run",
           noTrustStore: "no trusted CSCA certificates are configured",
           noTrustAnchor: "the document signer's country is not in the trust store",
           revocationNotChecked: "revocation was not checked (no CRL)",

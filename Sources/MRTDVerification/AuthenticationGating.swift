@@ -1,14 +1,26 @@
-import MRTDCore
-import MRTDVerification
+public import MRTDCore
 
 extension ReadResult.Checks {
     /// Decides chip authentication (CA or PACE-CAM) and active authentication from passive
     /// authentication (Doc 9303-11 §6.1, §6.2): `passed` only when the SOD signature and chain are
     /// valid and the SOD hash of the key's file (DG14, EF.CardSecurity, DG15) matches; a mismatching
     /// hash fails the check (the key was substituted); otherwise `passed-unverified-key`.
-    mutating func gate(by report: PassiveAuthenticationReport) {
+    ///
+    /// A verified SOD that signs DG15 says the chip holds an Active Authentication key: AA is then
+    /// required, and when it did not run (DG15 not read) the check is `failed`
+    /// (`activeAuthenticationRequired`), never a silent `notPerformed` (docs/verification.md).
+    /// Shared by the read (MRTDProtocol) and offline evidence verification.
+    public mutating func gate(by report: PassiveAuthenticationReport) {
         chipAuthentication = Self.gate(chipAuthentication, keyFile: .dg(14), by: report)
         activeAuthentication = Self.gate(activeAuthentication, keyFile: .dg(15), by: report)
+        let dg15 = report.fileHashes[.dg(15)]
+        if report.signatureAndChainValid, dg15 == .notRead || dg15 == .valid,
+           activeAuthentication.result == CheckResult.notPerformed {
+            activeAuthentication = ReadResult.Check(
+                result: CheckResult.failed, reason: AuthenticationVerdict.activeAuthenticationRequired,
+                keyFile: "DG15",
+                detail: "the SOD signs DG15 (the chip has an Active Authentication key), yet Active Authentication did not run")
+        }
     }
 
     private static func gate(
