@@ -47,10 +47,14 @@ public struct ReadJobRequest: Codable, Sendable, Equatable {
     /// The caller's Active Authentication challenge: 16 hex digits (8 bytes), a fresh nonce of the
     /// relying party (docs/evidence.md). Absent: the daemon draws its own.
     public var aaChallenge: String?
+    /// Keep the files as read, for `GET /v1/reads/{id}/evidence`, as long as the result is kept.
+    /// Absent: kept when `aaChallenge` is given (a relying party's fresh challenge asks for evidence),
+    /// else not (the daemon holds no raw data group it was not asked for; docs/evidence.md).
+    public var keepEvidence: Bool?
 
     public init(
         reader: String? = nil, access: Access, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
-        timeoutSeconds: Double? = nil, aaChallenge: String? = nil
+        timeoutSeconds: Double? = nil, aaChallenge: String? = nil, keepEvidence: Bool? = nil
     ) {
         self.reader = reader
         self.access = access
@@ -58,8 +62,11 @@ public struct ReadJobRequest: Codable, Sendable, Equatable {
         self.accessPolicy = accessPolicy
         self.timeoutSeconds = timeoutSeconds
         self.aaChallenge = aaChallenge
+        self.keepEvidence = keepEvidence
     }
-    public static let fields: Set<String> = ["reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds", "aaChallenge"]
+    public static let fields: Set<String> = [
+        "reader", "access", "dataGroups", "accessPolicy", "timeoutSeconds", "aaChallenge", "keepEvidence",
+    ]
 
     /// The bytes of an `aaChallenge`: exactly 16 hex digits, else nil.
     public static func challengeBytes(_ text: String) -> [UInt8]? {

@@ -156,7 +156,8 @@ extension APIError {
     static let invalidFormat = APIError(.invalidFormat, "format must be 'png' (or omitted for the image as stored)")
     static let invalidChallenge = APIError(.invalidChallenge, "aaChallenge must be 16 hex digits (8 bytes)")
     static let invalidDisclosure = APIError(.invalidDisclosure, "disclose must list data group numbers 1-16, comma-separated")
-    static let evidenceNotAvailable = APIError(.evidenceNotAvailable, "the read has no evidence (it failed, or was cancelled)")
+    static let evidenceNotAvailable = APIError(
+        .evidenceNotAvailable, "the read has no evidence (it failed, was cancelled, or was not asked to keep it: keepEvidence or aaChallenge)")
     // Access
     static let canNeedsPACE = APIError(SchedulerError.canNeedsPACE)
     static let peerUnknown = APIError(SchedulerError.peerUnknown)

@@ -117,7 +117,8 @@ public enum APIRequestDecoding {
         }
         return ReadJobOrder(
             reader: request.reader, access: try accessSecret(request.access), dataGroups: request.dataGroups,
-            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds, aaChallenge: challenge)
+            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds, aaChallenge: challenge,
+            keepEvidence: request.keepEvidence ?? (challenge != nil))
     }
 
     /// `?disclose=` on `GET /v1/reads/{id}/evidence`: data group numbers 1-16, comma-separated

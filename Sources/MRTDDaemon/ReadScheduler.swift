@@ -44,6 +44,8 @@ public actor ReadScheduler {
         /// The files as read (EF.SOD, EF.COM, the data groups, EF.CardSecurity): what the evidence
         /// bundle is made of (docs/evidence.md); wiped with the face.
         var files: [LDSFile: ImageBytes] = [:]
+        /// Whether the order asked for them (`keepEvidence`, or an `aaChallenge`).
+        var keepsEvidence = false
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// The scanned MRZ lines the job was started from (`checks.mrzMatch`); dropped when the read ends.
         var scannedMRZ: [String]?
@@ -204,6 +206,7 @@ public actor ReadScheduler {
                 aaChallenge: request.aaChallenge),
             peer: peer, deadline: clock.now.advanced(by: timeout))
         job.scannedMRZ = request.scannedMRZ
+        job.keepsEvidence = request.keepEvidence
         jobs[id] = job
         waiting.append(id)
         scheduleDeadlineTimer()
@@ -435,7 +438,9 @@ public actor ReadScheduler {
                 job.state = .done
                 job.progress.withValue { $0 = ReadProgress(phase: .verifying, percent: 100) }
                 // The raw files for `GET /v1/reads/{id}/evidence`, copied before the images' wipe below.
-                for (file, bytes) in read.files { job.files[file] = ImageBytes(copying: bytes) }
+                if job.keepsEvidence {
+                    for (file, bytes) in read.files { job.files[file] = ImageBytes(copying: bytes) }
+                }
                 // The job keeps its own copy of each image; the parsed copies and the raw data groups
                 // they came from are wiped here, not left in freed memory.
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {

@@ -22,13 +22,17 @@ public struct ReadJobOrder: Sendable {
     public var scannedMRZ: [String]?
     /// The caller's 8-byte Active Authentication challenge; nil: the reader draws one.
     public var aaChallenge: [UInt8]?
+    /// Keep the files as read for the evidence bundle while the result is kept.
+    public var keepEvidence: Bool
 
     public init(
         reader: String? = nil, access: AccessKey, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
-        timeoutSeconds: Double? = nil, scannedMRZ: [String]? = nil, aaChallenge: [UInt8]? = nil
+        timeoutSeconds: Double? = nil, scannedMRZ: [String]? = nil, aaChallenge: [UInt8]? = nil,
+        keepEvidence: Bool = false
     ) {
         self.scannedMRZ = scannedMRZ
         self.aaChallenge = aaChallenge
+        self.keepEvidence = keepEvidence
         self.reader = reader
         self.access = access
         self.dataGroups = dataGroups

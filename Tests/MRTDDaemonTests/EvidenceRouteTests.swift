@@ -68,7 +68,7 @@ import MRTDSimulation
             #expect(DaemonClientError.from(answer).code == "invalidChallenge")
         }
         daemon.backend.insert(try Specimens.passport(), into: "R1")
-        let done = try await daemon.client.createRead(.init(access: Specimens.access), wait: true)
+        let done = try await daemon.client.createRead(.init(access: Specimens.access, keepEvidence: true), wait: true)
         for bad in ["0", "17", "1,x", "DG1;2"] {
             let answer = try await daemon.client.send(.get, "/v1/reads/\(done.id)/evidence?disclose=\(bad)")
             #expect(answer.status == 400, "\(bad)")
@@ -83,7 +83,7 @@ import MRTDSimulation
     @Test func evidenceFollowsTheResultsOwnerRuleAndGoesWithTheJob() async throws {
         let daemon = try await TestDaemon.start()
         daemon.backend.insert(try Specimens.passport(), into: "R1")
-        let done = try await daemon.client.createRead(.init(access: Specimens.access), wait: true)
+        let done = try await daemon.client.createRead(.init(access: Specimens.access, keepEvidence: true), wait: true)
         await #expect(throws: SchedulerError.jobNotFound) {
             _ = try await daemon.daemon.scheduler.evidence(id: done.id, peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
         }
@@ -102,6 +102,15 @@ import MRTDSimulation
         let none = try await daemon.client.send(.get, "/v1/reads/\(failed.id)/evidence")
         #expect(none.status == 404)
         #expect(DaemonClientError.from(none).code == "evidenceNotAvailable")
+
+        // A read that asked for no evidence (no keepEvidence, no aaChallenge) keeps no raw file.
+        daemon.backend.insert(try Specimens.passport(), into: "R1")
+        let plain = try await daemon.client.createRead(.init(access: Specimens.access), wait: true)
+        #expect(plain.state == .done)
+        #expect(try await daemon.daemon.scheduler.evidence(id: plain.id, peer: .rootForTests) == nil)
+        let notKept = try await daemon.client.send(.get, "/v1/reads/\(plain.id)/evidence")
+        #expect(notKept.status == 404)
+        #expect(DaemonClientError.from(notKept).code == "evidenceNotAvailable")
         try await daemon.stop()
     }
 }

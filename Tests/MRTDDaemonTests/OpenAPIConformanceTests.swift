@@ -104,7 +104,7 @@ struct OpenAPIDocument {
         let client = daemon.client
         let key = #"{"access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740812","dateOfExpiry":"120415"}}}"#
         daemon.backend.insert(try Specimens.passport(face: .jpeg2000), into: "R1")
-        let done = try await client.createRead(.init(reader: "R1", access: Specimens.access), wait: true)
+        let done = try await client.createRead(.init(reader: "R1", access: Specimens.access, keepEvidence: true), wait: true)
         let jpegReader = "JPEG"
         daemon.backend.addReader(jpegReader)
         daemon.backend.insert(try Specimens.passport(), into: jpegReader)

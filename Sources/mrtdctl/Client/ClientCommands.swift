@@ -118,7 +118,8 @@ enum DaemonRead {
         }
         let request = ReadJobRequest(
             reader: reader, access: access, dataGroups: dataGroups,
-            accessPolicy: accessPolicy, timeoutSeconds: options.timeout, aaChallenge: aaChallenge)
+            accessPolicy: accessPolicy, timeoutSeconds: options.timeout, aaChallenge: aaChallenge,
+            keepEvidence: evidence != nil ? true : nil)
         let client = daemon.client
         let job = try await reportingDaemonErrors { () async throws -> ReadJobView in
             // Subscribe first, so no progress of the job is missed; give up waiting after 2 s.
