@@ -86,7 +86,8 @@ public actor MRZPairing {
         if !corrections.isEmpty { metrics.recordMRZ("corrected") }
         logger.info("MRZ captured", metadata: [
             "source": "\(source)", "reader": "\(reader ?? "any")", "format": "\(format)",
-            "corrections": "\(captured.corrections.map(\.description).joined(separator: "; "))", "job": "\(job.id)",
+            // The fields only: the position and the look-alike pair would tell a character of the MRZ.
+            "corrected": "\(captured.corrections.map(\.field).joined(separator: ", "))", "job": "\(job.id)",
         ])
         return MRZSubmission(job: job, format: format, corrections: corrections)
     }
