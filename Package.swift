@@ -201,6 +201,13 @@ let package = Package(
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDPlatform", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
+        // BSI TR-03105 Part 5.1, one test per case ID (issue 27); scripts/conformance writes the matrix.
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: [
+                "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDSimulation", "MRTDTranscript", "MRTDVerification", "MRTDTesting",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ], swiftSettings: strict),
         .testTarget(
             name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders", .product(name: "SwiftASN1", package: "swift-asn1")],
             swiftSettings: strict),
