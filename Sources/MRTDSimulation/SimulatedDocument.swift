@@ -20,6 +20,10 @@ public struct SimulatedDocument: Sendable {
         case canOnly
     }
 
+    /// The TD3 MRZ of DG1 and of the access key (lines joined with `"\n"`).
+    public var mrz: String = SpecimenDocument.erikssonMRZ
+    /// The signer of EF.SOD; the run's simulation signer (``SimulationPKI/signer()``) when nil.
+    public var signer: DocumentSigner?
     public var face: SpecimenDocument.FaceFormat = .jpeg
     public var faceEncoding: FaceEncoding = .iso19794_5
     /// DG5, DG7, DG11, DG12, DG13 and DG16 besides DG1 and DG2.
@@ -57,8 +61,8 @@ public struct SimulatedDocument: Sendable {
         if fullLDS { groups.merge(SpecimenDocument.additionalDataGroups()) { current, _ in current } }
         if openBiometrics { groups.merge(SpecimenDocument.biometricDataGroups()) { current, _ in current } }
         let document = try SpecimenDocument.make(
-            face: face, faceEncoding: faceEncoding, extraDataGroups: groups, signer: SimulationPKI.signer())
-        let key = try Self.specimenKey()
+            mrz: mrz, face: face, faceEncoding: faceEncoding, extraDataGroups: groups, signer: signer ?? SimulationPKI.signer())
+        let key = try MRZ(mrz).accessKey
         var configuration: VirtualChipConfiguration
         if access == .bac {
             configuration = VirtualChipConfiguration(

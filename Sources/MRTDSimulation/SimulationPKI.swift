@@ -55,14 +55,14 @@ public enum SimulationPKI {
     }
 
     /// A fresh CSCA (self-signed) and a DSC it issued: ECDSA P-256 with SHA-256 like `certs/test`,
-    /// `C=UT, O=mrtdd TEST ONLY, CN=mrtdd Simulation CSCA|DSC`, valid from a year ago for ten years.
-    public static func makeSigner() throws -> DocumentSigner {
+    /// `C=<country>, O=mrtdd TEST ONLY, CN=mrtdd Simulation CSCA|DSC`, valid from a year ago for ten years.
+    public static func makeSigner(country: String = "UT") throws -> DocumentSigner {
         let generation = PrivateKey.Generation.ec(curve: "prime256v1", explicitParameters: false)
         let cscaKey = try PrivateKey.generate(generation)
         let dscKey = try PrivateKey.generate(generation)
         let scheme = SignatureScheme.ecdsa(.sha256)
-        let cscaName = DERBuilder.name(country: "UT", organization: "mrtdd TEST ONLY", commonName: "mrtdd Simulation CSCA")
-        let dscName = DERBuilder.name(country: "UT", organization: "mrtdd TEST ONLY", commonName: "mrtdd Simulation DSC")
+        let cscaName = DERBuilder.name(country: country, organization: "mrtdd TEST ONLY", commonName: "mrtdd Simulation CSCA")
+        let dscName = DERBuilder.name(country: country, organization: "mrtdd TEST ONLY", commonName: "mrtdd Simulation DSC")
         let notBefore = Date(timeIntervalSinceNow: -365 * 86400), notAfter = Date(timeIntervalSinceNow: 9 * 365 * 86400)
         var cscaTemplate = CertificateBuilder(
             issuer: cscaName, subject: cscaName, subjectPublicKeyInfo: try cscaKey.subjectPublicKeyInfo(), scheme: scheme,

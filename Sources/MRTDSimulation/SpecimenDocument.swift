@@ -50,7 +50,9 @@ public struct SpecimenDocument: Sendable {
     ///   - extraDataGroups: further complete data group files (tag included) keyed by number 3...16;
     ///     they are listed in EF.COM and hashed into the SOD like DG1 and DG2.
     ///   - signer: the document signer of EF.SOD.
+    ///   - mrz: the TD3 MRZ of DG1 (lines joined with `"\n"`); the specimen's by default.
     public static func make(
+        mrz: String = erikssonMRZ,
         face: FaceFormat = .jpeg,
         faceEncoding: FaceEncoding = .iso19794_5,
         digest: DigestAlgorithm = .sha256,
@@ -59,7 +61,7 @@ public struct SpecimenDocument: Sendable {
     ) throws -> SpecimenDocument {
         let image = faceImageBytes(face)
         var dataGroups: [Int: [UInt8]] = [
-            1: DG1.encode(mrz: String(erikssonMRZ.filter { $0 != "\n" })),
+            1: DG1.encode(mrz: String(mrz.filter { $0 != "\n" })),
             2: DG2.encode(image: image, width: faceWidth, height: faceHeight, encoding: faceEncoding),
         ]
         for (number, file) in extraDataGroups {
@@ -81,7 +83,7 @@ public struct SpecimenDocument: Sendable {
             certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
         files[.sod] = TLV.encode(tag: 0x77, value: cms)
 
-        return SpecimenDocument(mrzText: erikssonMRZ, files: files, faceImage: image, signer: signer)
+        return SpecimenDocument(mrzText: mrz, files: files, faceImage: image, signer: signer)
     }
 
     /// The embedded synthetic face image (`certs/test/specimen/specimen-face.jpg` / `.jp2`).

@@ -18,8 +18,8 @@ import MRTDVerification
 /// docs/conformance/tr-03105-5.1.md; readings of moved cases and `n/a` reasons are in
 /// Tests/ConformanceTests/notes/<UNIT>.tsv.
 enum Conformance {
-    /// The specimen's MRZ key (every profile's document is the specimen).
-    static let mrzKey = try! SimulatedDocument.specimenKey()
+    /// The plan's MRZ key (every profile's holder: ``ConformanceProfile/mrz``).
+    static let mrzKey = try! ConformanceProfile.mrzKey()
 
     /// A read and what crossed the link.
     struct Outcome: Sendable {
@@ -33,8 +33,8 @@ enum Conformance {
         func commands(ins: UInt8) -> [[UInt8]] { commands.filter { $0.count > 1 && $0[1] == ins } }
     }
 
-    /// The trust store an operator of the simulation has: the run's TEST-ONLY CSCA.
-    static func trustStore() throws -> TrustStore { try SimulationPKI.trustStore() }
+    /// The trust store of the operator: the sets' TEST-ONLY CSCA (country DE, made once per run).
+    static func trustStore() throws -> TrustStore { try ConformanceProfile.trustStore() }
 
     /// Options as an operator reads: the MRZ key, DG1, DG2 and DG14/DG15 where present (`dataGroups`
     /// adds others), PACE when the chip offers it else BAC (`.auto`), the simulation trust store, and

@@ -9,7 +9,7 @@ import Testing
     @Test(arguments: ConformanceProfile.allCases)
     func defaultSetReadsValid(_ profile: ConformanceProfile) async throws {
         let outcome = try await Conformance.read(profile, Conformance.options(dataGroups: [1, 2, 3, 4, 14, 15], terminal: true))
-        #expect(outcome.result.status == .valid, "\(profile.rawValue): \(outcome.result.status)")
+        #expect(outcome.result.status == .valid, "\(profile.rawValue): \(outcome.result.status) \(outcome.result.checks) \(String(describing: outcome.result.error))")
         #expect(outcome.result.checks.passiveAuthentication.result == .passed)
         let eac = profile == .eac || profile == .eacAA || profile == .eacPACE
         #expect(outcome.result.checks.chipAuthentication.result == (eac ? .passed : .notPerformed))
