@@ -97,15 +97,23 @@ public struct ChipSecureMessaging: Sendable {
     /// The protected response: the encrypted data (`DO'87'` = 01 || cryptogram, or `DO'85'` =
     /// cryptogram for an odd INS, ISO/IEC 7816-4 §10.2.2), `DO'99'` with the status word, `DO'8E'`
     /// with the MAC, then the status word itself.
-    public mutating func wrapResponse(data: [UInt8], sw1: UInt8, sw2: UInt8, oddINS: Bool) throws(ChipCryptoError) -> [UInt8] {
+    ///
+    /// A conformance test's defective chip (TR-03105-5.1 ISO7816_B_05..B_09) leaves out the data
+    /// objects whose tags are in `omitting` (`0x87`/`0x85`, `0x99`, `0x8E`), or alters the cryptogram's
+    /// last byte before the MAC is computed (`alterCryptogram`: the MAC verifies, the plaintext does not).
+    public mutating func wrapResponse(
+        data: [UInt8], sw1: UInt8, sw2: UInt8, oddINS: Bool, omitting: Set<UInt8> = [], alterCryptogram: Bool = false
+    ) throws(ChipCryptoError) -> [UInt8] {
         increment()
         var objects: [UInt8] = []
-        if !data.isEmpty {
-            let cryptogram = try encrypt(data)
+        if !data.isEmpty && omitting.isDisjoint(with: [0x85, 0x87]) {
+            var cryptogram = try encrypt(data)
+            if alterCryptogram { cryptogram[cryptogram.count - 1] ^= 0x5A }
             objects += oddINS ? ChipTLV.encode(tag: 0x85, value: cryptogram) : ChipTLV.encode(tag: 0x87, value: [0x01] + cryptogram)
         }
-        objects += ChipTLV.encode(tag: 0x99, value: [sw1, sw2])
-        objects += ChipTLV.encode(tag: 0x8E, value: try checksum(objects))
+        if !omitting.contains(0x99) { objects += ChipTLV.encode(tag: 0x99, value: [sw1, sw2]) }
+        let mac = try checksum(objects)
+        if !omitting.contains(0x8E) { objects += ChipTLV.encode(tag: 0x8E, value: mac) }
         return objects + [sw1, sw2]
     }
 

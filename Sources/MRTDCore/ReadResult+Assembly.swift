@@ -2,6 +2,8 @@ extension ReadResult {
     /// The warning (its stable first word) of a read whose chip gave no DG2, the portrait:
     /// `portraitMissing: the chip gave no DG2 (fileNotFound); ...`.
     public static let portraitMissing = "portraitMissing"
+    /// A mandatory data group (DG1, DG2) was asked for and not given: the read is never `valid`.
+    public static let mandatoryDataGroupMissing = "mandatoryDataGroupMissing"
     /// The warning (its stable first word) of a DG2 JPEG 2000 face followed by padding, handed out
     /// without it: `faceImagePadding: 64 bytes of padding ...`.
     public static let faceImagePadding = "faceImagePadding"
@@ -52,11 +54,20 @@ extension ReadResult {
             // NFCPassportReader#265: no portrait from a chip that lists DG2; the rest is kept.
             warnings.append("\(Self.portraitMissing): the chip gave no DG2 (\(missing.reason)); the result holds what it gave")
         }
-        let status: Status
+        var status: Status
         switch checks.passiveAuthentication.result {
         case .passed: status = .valid
         case .failed: status = .invalid
         default: status = .unverified
+        }
+        // Doc 9303-10 §4.6: DG1 and DG2 are mandatory in LDS1. A chip that was asked for one and did
+        // not give it is never `valid` (TR-03105-5.1 ISO7816_C_01): what the signer signed is not all
+        // there, and a chip that withholds its portrait must not pass as genuine with no face.
+        let mandatory = [LDSFile.dg(1).name, LDSFile.dg(2).name]
+        let withheld = skipped.filter { mandatory.contains($0.file) }.map(\.file)
+        if !withheld.isEmpty {
+            warnings.append("\(Self.mandatoryDataGroupMissing): \(withheld.joined(separator: ", ")) was not given; the read cannot be valid")
+            if status == .valid { status = .invalid }
         }
         var result = ReadResult(
             status: status, access: access, applications: applications, document: document, face: face,

@@ -15,6 +15,8 @@ extension ChipSession {
 
     /// How the chip was opened: what a re-authentication repeats.
     enum Established {
+        /// No access control (an unprotected chip: files in plain).
+        case plain
         case bac
         /// PACE with these parameters; for PACE-CAM, what verified the chip's static key.
         case pace(PACEParameters, cardAccess: SecurityInfos?, cardSecurity: [UInt8]?, chipAuthentication: ReadResult.Check?)
@@ -120,6 +122,18 @@ extension ChipSession {
         let lds2 = try await selectApplications()
         do {
             try await BAC.perform(channel: channel, key: mrz, random: random)
+        } catch ProtocolError.bacNotSupported(let sw) where fallback == nil {
+            // A chip that refuses BAC and offers no PACE may be an unprotected one (the first
+            // ePassports, Doc 9303's "plain" access; TR-03105-5.1 ISO7816_A_01): it is read in plain
+            // when it serves EF.COM so. Passive authentication alone then decides the status.
+            let reader = FileReader(channel: channel, configuration: options.reader)
+            guard let com = try? await reader.read(.com) else { throw ProtocolError.bacNotSupported(sw) }
+            var files = files
+            files[.com] = com
+            let access = ReadResult.AccessInfo(protocol: "none", password: "none", cipher: "none")
+            return OpenedChip(access: access, lds2: lds2, files: files,
+                              warnings: warnings + ["the chip has no access control: read in plain"],
+                              chipAuthentication: nil, established: .plain)
         } catch let error as ProtocolError {
             // After a PACE failure, a chip without BAC leaves the PACE error as the one to report.
             if let fallback, case .bacNotSupported = error { throw fallback }

@@ -152,6 +152,9 @@ extension ChipSession {
         channel.endSecureMessaging()
         guard let established else { return }
         switch established {
+        case .plain:
+            let sw = try await channel.selectApplication(ApplicationID.lds1)
+            guard sw == .success else { throw ProtocolError.notAnEMRTD(sw) }
         case .bac:
             guard case .mrz(let mrz) = options.accessKey else {
                 throw ProtocolError.paceNotSupported("a CAN opens a document with PACE only")

@@ -132,14 +132,18 @@ public final class FileReader {
             untilEndOfFile = true
         }
         var attempts = 0
+        var nextExact: Int?
         while true {
             let remaining = total.map { $0 - data.count }
             // The first read of a file asks for everything the link carries: Le = 0000 on an extended
             // link ("all bytes up to 65536"), else the short cap; its header tells what is left.
-            let asksEverything = remaining == nil && mayAskForEverything
+            let asksEverything = nextExact == nil && remaining == nil && mayAskForEverything
                 && (extendedLength || (channel.secureMessaging == nil && readCap == 256))
             let length: Int
-            if asksEverything {
+            if let exact = nextExact {
+                length = exact
+                nextExact = nil
+            } else if asksEverything {
                 length = extendedLength ? 65_536 : 256
             } else if let remaining {
                 length = min(remaining, readCap)
@@ -181,7 +185,14 @@ public final class FileReader {
             } else if sw.sw1 == 0x6C {
                 let exact = sw.correctLe ?? 0
                 guard exact > 0, exact < length else { throw ProtocolError.lengthNegotiationFailed(file) }
-                readCap = exact
+                if asksEverything {
+                    // TR-03105-5.1 ISO7816_C_06: 6Cxx to "everything" (Le = 00 / 0000): ask once with the
+                    // Le it names (asking for everything again met 6Cxx until the attempts ran out);
+                    // the cap stays, as the next file may be longer.
+                    nextExact = exact
+                } else {
+                    readCap = exact
+                }
                 channel.noteAdjustment("\(file.name): \(sw) at Le=\(length): using \(exact)")
                 channel.noteRecovery("exactLength", file: file, offset: data.count, detail: "\(sw) at Le=\(length): repeated with Le=\(exact)")
                 continue

@@ -16,6 +16,8 @@ import Synchronization
 /// exercised by unit LDS_H's own cases), and the EAC trust point is the run's TEST-ONLY CVCA (`UTCVCA00002`) rather than the
 /// plan's `DETESTCVCA00001`.
 public enum ConformanceProfile: String, CaseIterable, Sendable {
+    /// No access control: every file in plain.
+    case plain = "CFG.DFLT.PLAIN"
     /// BAC, no Chip, Terminal or Active Authentication.
     case bac = "CFG.DFLT.BAC"
     /// BAC, Chip Authentication (DG14) and Terminal Authentication (EF.CVCA, DG3/DG4 behind EAC).
@@ -66,6 +68,8 @@ public enum ConformanceProfile: String, CaseIterable, Sendable {
         switch self {
         case .bac, .pace:
             break
+        case .plain:
+            document.access = .plain
         case .eac, .eacPACE:
             document.authentication = try AuthenticationFixture.make(chipAuthentication: [Self.chipAuthenticationKey])
         case .eacAA:

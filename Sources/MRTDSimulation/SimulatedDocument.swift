@@ -18,6 +18,8 @@ public struct SimulatedDocument: Sendable {
         case paceOnly
         /// PACE with the CAN only (ID cards): BAC and the MRZ password refused.
         case canOnly
+        /// No access control at all: every file in plain, GET CHALLENGE refused (6D00).
+        case plain
     }
 
     /// The TD3 MRZ of DG1 and of the access key (lines joined with `"\n"`).
@@ -64,7 +66,7 @@ public struct SimulatedDocument: Sendable {
             mrz: mrz, face: face, faceEncoding: faceEncoding, extraDataGroups: groups, signer: signer ?? SimulationPKI.signer())
         let key = try MRZ(mrz).accessKey
         var configuration: VirtualChipConfiguration
-        if access == .bac {
+        if access == .bac || access == .plain {
             configuration = VirtualChipConfiguration(
                 files: document.files, accessKey: key, extendedLength: extendedLength, maxReadLength: maxReadLength,
                 lds2: lds2)
@@ -75,6 +77,10 @@ public struct SimulatedDocument: Sendable {
             configuration.extendedLength = extendedLength
             if let maxReadLength { configuration.maxReadLength = maxReadLength }
             configuration.lds2 = lds2
+        }
+        if access == .plain {
+            configuration.plainAccess = true
+            configuration.bacRefusal = .instructionNotSupported
         }
         configuration.authentication = authentication?.chip
         configuration = configuration.with(quirks: quirks)

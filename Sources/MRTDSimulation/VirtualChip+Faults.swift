@@ -15,6 +15,31 @@ public enum VirtualChipFault: Sendable, Hashable {
     case status(StatusWord)
 }
 
+/// A defect of every protected READ BINARY answer (TR-03105-5.1 ISO7816_B_05..B_09): a data object
+/// missing, or a cryptogram that the MAC covers but that does not decrypt to the file's bytes.
+public enum SecureMessagingDefect: Sendable, Hashable {
+    case missingMAC, missingCryptogram, missingStatus, alteredCryptogram
+
+    var omitted: Set<UInt8> {
+        switch self {
+        case .missingMAC: [0x8E]
+        case .missingCryptogram: [0x85, 0x87]
+        case .missingStatus: [0x99]
+        case .alteredCryptogram: []
+        }
+    }
+}
+
+/// A defect of the chip's answer to BAC's EXTERNAL AUTHENTICATE (TR-03105-5.1 ISO7816_B_01..B_03).
+public enum BACAnswerDefect: Sendable, Hashable {
+    /// M_IC does not verify.
+    case corruptMAC
+    /// M_IC verifies, but E_IC does not echo the terminal's RND.IFD.
+    case wrongEcho
+    /// The chip refuses with this status word (as for a wrong MRZ).
+    case status(StatusWord)
+}
+
 extension VirtualChip {
     /// The answer for a fault that replaces the chip's processing (nil: process the command).
     func answer(to bytes: [UInt8], injecting fault: VirtualChipFault?) -> [UInt8]? {

@@ -41,6 +41,18 @@ public struct VirtualChipConfiguration: Sendable {
     public var quirks: Set<VirtualChipQuirk> = []
     /// EAC Terminal Authentication (`VirtualChip+TerminalAuthentication`): DG3/DG4 only after TA.
     public var eac: VirtualEAC? = nil
+    /// No access control (TR-03105-5.1 CFG.DFLT.PLAIN): every LDS1 file is served in plain; set
+    /// ``bacRefusal`` too for a chip that has no BAC at all.
+    public var plainAccess = false
+    /// A READ BINARY whose Le runs past the end of the file is answered `6Cxx`, xx the bytes left
+    /// (ISO/IEC 7816-4 §5.6: wrong Le field), not carried out.
+    public var wrongLengthAnswers6Cxx = false
+    /// The SELECT of the eMRTD (LDS1) application is refused with this status word.
+    public var applicationSelectStatus: StatusWord? = nil
+    /// The answer to BAC's EXTERNAL AUTHENTICATE carries this defect (`VirtualChip+Faults.swift`).
+    public var bacAnswerDefect: BACAnswerDefect? = nil
+    /// Every protected READ BINARY answer carries this defect (`VirtualChip+Faults.swift`).
+    public var secureMessagingDefect: SecureMessagingDefect? = nil
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -164,8 +176,10 @@ public actor VirtualChip: APDUTransport {
         quirkNoteAccess(ins: plain.ins, status: response.statusWord)
         guard secureMessaging != nil else { return response.bytes }
         do {
+            let defect = plain.ins == 0xB0 || plain.ins == 0xB1 ? configuration.secureMessagingDefect : nil
             var wrapped = try sm.wrapResponse(
-                data: response.data, sw1: response.statusWord.sw1, sw2: response.statusWord.sw2, oddINS: plain.ins & 1 == 1)
+                data: response.data, sw1: response.statusWord.sw1, sw2: response.statusWord.sw2, oddINS: plain.ins & 1 == 1,
+                omitting: defect?.omitted ?? [], alterCryptogram: defect == .alteredCryptogram)
             secureMessaging = sm
             if configuration.corruptMACAtExchange.contains(index) || fault == .corruptMAC {
                 wrapped[wrapped.count - 3] ^= 0x01
@@ -215,6 +229,9 @@ public actor VirtualChip: APDUTransport {
         switch command.p1 {
         case 0x04:
             paceState.reset()
+            if command.data == ApplicationID.lds1, let refusal = configuration.applicationSelectStatus {
+                return ResponseAPDU(statusWord: refusal)
+            }
             if command.data == ApplicationID.lds1 {
                 application = .lds1
                 selected = nil
@@ -230,7 +247,7 @@ public actor VirtualChip: APDUTransport {
             guard application == .lds1, command.data.count == 2 else {
                 return ResponseAPDU(statusWord: .fileNotFound)
             }
-            guard secureMessaging != nil else {
+            guard secureMessaging != nil || configuration.plainAccess else {
                 return ResponseAPDU(statusWord: .securityStatusNotSatisfied)
             }
             let fid = UInt16(command.data[0]) << 8 | UInt16(command.data[1])
@@ -273,12 +290,15 @@ public actor VirtualChip: APDUTransport {
             return ResponseAPDU(statusWord: .noPreciseDiagnosis)
         }
         defer { bac.wipe() }
-        guard let terminal = try? bac.check(command.data, rndIC: rndIC) else {
+        guard var terminal = try? bac.check(command.data, rndIC: rndIC) else {
             return ResponseAPDU(statusWord: .authenticationFailed)
         }
+        if case .status(let sw)? = configuration.bacAnswerDefect { return ResponseAPDU(statusWord: sw) }
+        if configuration.bacAnswerDefect == .wrongEcho { terminal.rndIFD[0] ^= 0x01 }
         guard let kIC = try? configuration.random.randomBytes(16),
-              let opened = try? bac.answer(rndIC: rndIC, terminal: terminal, kIC: kIC)
+              var opened = try? bac.answer(rndIC: rndIC, terminal: terminal, kIC: kIC)
         else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
+        if configuration.bacAnswerDefect == .corruptMAC { opened.response[opened.response.count - 1] ^= 0x01 }
         // The answer itself travels in plain (this command came in plain); protection starts with
         // the next command.
         secureMessaging = opened.session
@@ -298,7 +318,9 @@ public actor VirtualChip: APDUTransport {
                 guard selection.statusWord == .success else { return selection }
             } else {
                 guard application == .lds1 else { return ResponseAPDU(statusWord: .fileNotFound) }
-                guard secureMessaging != nil else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+                guard secureMessaging != nil || configuration.plainAccess else {
+                    return ResponseAPDU(statusWord: .securityStatusNotSatisfied)
+                }
                 let sfi = command.p1 & 0x1F
                 let selection = selectEF { $0.shortFileID == sfi }
                 guard selection.statusWord == .success else { return selection }
@@ -327,6 +349,10 @@ public actor VirtualChip: APDUTransport {
             wrapperOverhead = 4
         }
         guard offset < content.count else { return ResponseAPDU(statusWord: .wrongParametersOffset) }
+        let left = content.count - offset
+        if configuration.wrongLengthAnswers6Cxx, command.ins == 0xB0, ne > left, left < 256 {
+            return ResponseAPDU(statusWord: StatusWord(rawValue: 0x6C00 | UInt16(left)))
+        }
         let count = min(max(0, ne - wrapperOverhead), content.count - offset)
         let chunk = Array(content[offset..<(offset + count)])
         let data = command.ins == 0xB0 ? chunk : TLV.encode(tag: 0x53, value: chunk)

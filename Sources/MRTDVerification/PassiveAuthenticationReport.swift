@@ -97,7 +97,8 @@ public struct PassiveAuthenticationReport: Sendable {
 
 extension ReadResult {
     /// Sets `checks.passiveAuthentication` from `report` and the overall `status` by its rule:
-    /// `valid` only if passive authentication passed and covered at least one data group read,
+    /// `valid` only if passive authentication passed and covered at least one data group read and no
+    /// mandatory data group was withheld,
     /// `invalid` if it failed, `unverified` if it was not performed or only the SOD was checked.
     /// A failed read (`status: failed`) stays failed.
     public mutating func apply(_ report: PassiveAuthenticationReport) {
@@ -109,6 +110,10 @@ extension ReadResult {
         case .passed: status = .valid
         case .failed: status = .invalid
         case .notPerformed, .passedUnverifiedKey, .undetermined: status = .unverified
+        }
+        // A mandatory data group withheld (ReadResult+Assembly) is never `valid` (ISO7816_C_01).
+        if status == .valid, warnings.contains(where: { $0.hasPrefix(ReadResult.mandatoryDataGroupMissing) }) {
+            status = .invalid
         }
     }
 }

@@ -5,6 +5,8 @@ import MRTDProtocol
 import MRTDSimulation
 import MRTDTranscript
 import MRTDVerification
+import SwiftASN1
+import Synchronization
 
 /// The harness of the BSI TR-03105 Part 5.1 suite (issue 27). The virtual chip is the plan's lower
 /// tester: a case takes a ``ConformanceProfile`` (CFG.DFLT.*), modifies the chip it builds, reads it
@@ -56,8 +58,58 @@ enum Conformance {
         return Outcome(read: read, exchanges: recorder.exchanges)
     }
 
+    /// Reads `chip`, the first exchange that `when` picks answered with `fault` instead (the chip's
+    /// own misbehaviour: `VirtualChip.process(_:injecting:)`), every other exchange as usual.
+    static func read(
+        _ chip: VirtualChipConfiguration, _ options: ReadOptions, fault: VirtualChipFault,
+        when: @escaping @Sendable (_ index: Int, _ command: [UInt8]) -> Bool
+    ) async -> Outcome {
+        let recorder = RecordingTransport(FaultOnce(chip: VirtualChip(configuration: chip), fault: fault, when: when))
+        let read = await DocumentReader.read(transport: recorder, options: options)
+        return Outcome(read: read, exchanges: recorder.exchanges)
+    }
+
+    /// Re-signs EF.SOD over the data groups now in `chip.files` (after a case changed one), with
+    /// the sets' document signer and SHA-256, so that only the case's own defect shows.
+    static func resign(_ chip: inout VirtualChipConfiguration, digest: DigestAlgorithm = .sha256) throws {
+        let signer = try ConformanceProfile.signer()
+        var hashes: [Int: [UInt8]] = [:]
+        for (file, bytes) in chip.files { if let number = file.dataGroupNumber { hashes[number] = digest.hash(bytes) } }
+        let securityObject = LDSSecurityObject(version: 0, hashAlgorithmOID: digest.oid, dataGroupHashes: hashes)
+        let cms = try CMSSigner.sign(
+            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
+            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
+        chip.files[.sod] = TLV.encode(tag: 0x77, value: cms)
+    }
+
     /// Reads the unmodified chip of `profile`.
     static func read(_ profile: ConformanceProfile, _ options: ReadOptions) async throws -> Outcome {
         await read(try profile.document().chip(), options)
+    }
+}
+
+/// A virtual chip whose answer to one exchange is a fault (`VirtualChipFault`).
+final class FaultOnce: APDUTransport {
+    private let chip: VirtualChip
+    private let fault: VirtualChipFault
+    private let when: @Sendable (Int, [UInt8]) -> Bool
+    private let state = Mutex<(index: Int, fired: Bool)>((0, false))
+
+    init(chip: VirtualChip, fault: VirtualChipFault, when: @escaping @Sendable (Int, [UInt8]) -> Bool) {
+        self.chip = chip
+        self.fault = fault
+        self.when = when
+    }
+
+    var capabilities: TransportCapabilities { chip.capabilities }
+
+    func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        let inject: Bool = state.withLock { state in
+            defer { state.index += 1 }
+            guard !state.fired, when(state.index, command) else { return false }
+            state.fired = true
+            return true
+        }
+        return await chip.process(command, injecting: inject ? fault : nil)
     }
 }
