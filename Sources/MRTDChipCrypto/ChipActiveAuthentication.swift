@@ -32,9 +32,12 @@ public final class ChipActiveAuthentication: @unchecked Sendable {
     private var bits: Int { Int(EVP_PKEY_get_bits(key)) }
 
     /// The answer to INTERNAL AUTHENTICATE for `challenge` (RND.IFD). `random` gives RSA's M1.
-    public func sign(challenge: [UInt8], digest: Digest, plainECDSA: Bool, random: (Int) throws -> [UInt8]) throws -> [UInt8] {
+    /// `trailer` replaces ISO/IEC 9796-2's trailer (a defective chip of TR-03105-5.1 ISO7816_F_08).
+    public func sign(
+        challenge: [UInt8], digest: Digest, plainECDSA: Bool, trailer: [UInt8]? = nil, random: (Int) throws -> [UInt8]
+    ) throws -> [UInt8] {
         if isRSA {
-            return try rawRSA(try Self.representative(modulusBits: bits, m2: challenge, digest: digest, random: random))
+            return try rawRSA(try Self.representative(modulusBits: bits, m2: challenge, digest: digest, trailer: trailer, random: random))
         }
         return try ecdsa(try digest.hash(challenge), plain: plainECDSA)
     }
@@ -42,10 +45,10 @@ public final class ChipActiveAuthentication: @unchecked Sendable {
     /// ISO/IEC 9796-2 scheme 1, partial recovery: F = 6A || M1 || H(M1 || M2) || trailer, F one bit
     /// shorter than the modulus; trailer BC for SHA-1, else the hash identifier and CC.
     public static func representative(
-        modulusBits: Int, m2: [UInt8], digest: Digest, random: (Int) throws -> [UInt8]
+        modulusBits: Int, m2: [UInt8], digest: Digest, trailer: [UInt8]? = nil, random: (Int) throws -> [UInt8]
     ) throws -> [UInt8] {
         let length = (modulusBits - 1 + 7) / 8
-        let trailer: [UInt8] = digest == .sha1 ? [0xBC] : [digest.identifier, 0xCC]
+        let trailer: [UInt8] = trailer ?? (digest == .sha1 ? [0xBC] : [digest.identifier, 0xCC])
         let m1Length = length - 1 - digest.length - trailer.count
         guard m1Length > 0 else { throw ChipCryptoError.invalidInput("RSA key too small for \(digest.rawValue)") }
         let m1 = try random(m1Length)

@@ -154,6 +154,15 @@ final class SessionAuthentication {
         }
         let info = securityInfos?.activeAuthenticationInfos.first
         let digest = info.flatMap { DigestAlgorithm(ecdsaSignatureAlgorithmOID: $0.signatureAlgorithm) }
+        if let info, key.keyType == .ec, digest == nil {
+            // An ActiveAuthenticationInfo that names no ECDSA algorithm this reader knows: the chip's
+            // signature cannot be checked as the chip says it is made, and guessing a hash would let an
+            // identifier that names nothing pass (TR-03105-5.1 ISO7816_F_09).
+            checks.activeAuthentication = .init(
+                result: CheckResult.failed, reason: "activeAuthenticationAlgorithmUnknown: \(info.signatureAlgorithm)",
+                protocol: "id-AA", keyFile: "DG15")
+            return
+        }
         do {
             let outcome = try await ActiveAuthentication.perform(
                 channel: channel, publicKey: key, ecdsaDigest: digest, random: random, challenge: activeAuthenticationChallenge)

@@ -74,6 +74,8 @@ public struct DG14Faults: OptionSet, Sendable, Hashable {
     public static let corruptedPublicKey = DG14Faults(rawValue: 2)
     /// The domain parameters are damaged (EC: the order; DH: `p`).
     public static let invalidDomainParameters = DG14Faults(rawValue: 4)
+    /// The ActiveAuthenticationInfo names a signature algorithm that is none (`1.2.3.4.5`).
+    public static let unknownActiveAuthenticationAlgorithm = DG14Faults(rawValue: 8)
 }
 
 /// DG14, DG15 and the matching chip keys for the virtual chip; keys are generated in-process once
@@ -122,7 +124,9 @@ public struct AuthenticationFixture: Sendable {
             digest = hash
             plain = plainSignatures
             if withInfo {
-                infos.append(ActiveAuthenticationInfo(signatureAlgorithm: Self.ecdsaPlainOID(hash)).rawBytes)
+                let algorithm: ASN1ObjectIdentifier = dg14Faults.contains(.unknownActiveAuthenticationAlgorithm)
+                    ? [1, 2, 3, 4, 5] : Self.ecdsaPlainOID(hash)
+                infos.append(ActiveAuthenticationInfo(signatureAlgorithm: algorithm).rawBytes)
             }
         case nil:
             break

@@ -48,6 +48,8 @@ public struct VirtualChipAuthentication: Sendable {
         public static let chipAuthenticationWithWrongPrivateKey = Faults(rawValue: 2)
         /// The Active Authentication signature has one bit flipped.
         public static let activeAuthenticationBadSignature = Faults(rawValue: 4)
+        /// RSA Active Authentication signs with the ISO/IEC 9796-2 trailer `AA` (neither `BC` nor `xx CC`).
+        public static let activeAuthenticationWrongTrailer = Faults(rawValue: 16)
         /// The chip refuses CA's MSE with a plain 6A88 and leaves secure messaging.
         public static let refusesChipAuthenticationInPlain = Faults(rawValue: 8)
     }
@@ -243,7 +245,8 @@ extension VirtualChip {
             let signer = try ChipActiveAuthentication(pkcs8: key.pkcs8())
             let digest = ChipActiveAuthentication.Digest(rawValue: authentication.activeAuthenticationDigest.rawValue) ?? .sha1
             signature = try signer.sign(
-                challenge: command.data, digest: digest, plainECDSA: authentication.ecdsaPlainSignatures, random: ChipRandom.bytes)
+                challenge: command.data, digest: digest, plainECDSA: authentication.ecdsaPlainSignatures,
+                trailer: authentication.faults.contains(.activeAuthenticationWrongTrailer) ? [0xAA] : nil, random: ChipRandom.bytes)
         } catch {
             return ResponseAPDU(statusWord: .noPreciseDiagnosis)
         }
