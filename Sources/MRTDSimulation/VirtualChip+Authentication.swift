@@ -1,5 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
+import Synchronization
 import MRTDChipCrypto
 import MRTDProtocol
 import SwiftASN1
@@ -64,6 +65,20 @@ public struct VirtualChipAuthentication: Sendable {
     public var ecdsaPlainSignatures: Bool
     /// Misbehaviour switched on.
     public var faults: Faults
+    /// Chip Authentication's MSE:Set KAT / MSE:Set AT is refused with this status word, under
+    /// secure messaging (TR-03105-5.1 ISO7816_D_15).
+    public var chipAuthenticationRefusal: StatusWord? = nil
+    /// The terminal's ephemeral Chip Authentication public keys, in the order received (what
+    /// ISO7816_D_10 checks for freshness).
+    public let receivedTerminalKeys = ReceivedKeys()
+
+    /// A log the chip's copies share (the configuration is a value).
+    public final class ReceivedKeys: Sendable {
+        private let keys = Mutex<[[UInt8]]>([])
+        public init() {}
+        public var all: [[UInt8]] { keys.withLock { $0 } }
+        func append(_ key: [UInt8]) { keys.withLock { $0.append(key) } }
+    }
 
     /// The chip side of CA and AA; usually built by ``AuthenticationFixture/make(chipAuthentication:activeAuthentication:dg14Faults:chipFaults:)``.
     public init(
@@ -123,10 +138,9 @@ extension VirtualChip {
             secureMessaging?.wipe()
             secureMessaging = nil
             return ResponseAPDU(statusWord: .referencedDataNotFound)
-        case (0x22, 0x41, 0xA6):
-            return mseSetKAT(command, authentication)
-        case (0x22, 0x41, 0xA4):
-            return mseSetATForChipAuthentication(command, authentication)
+        case (0x22, 0x41, 0xA4), (0x22, 0x41, 0xA6):
+            if let refusal = authentication.chipAuthenticationRefusal, isAuthenticated { return ResponseAPDU(statusWord: refusal) }
+            return command.p2 == 0xA6 ? mseSetKAT(command, authentication) : mseSetATForChipAuthentication(command, authentication)
         case (0x86, 0x00, 0x00) where authenticationState.pendingKeyIndex != nil:
             return generalAuthenticate(command, authentication)
         case (0x88, 0x00, 0x00):
@@ -151,6 +165,7 @@ extension VirtualChip {
             return ResponseAPDU(statusWord: .incorrectData)
         }
         eacState.noteChipAuthentication(terminalKey: publicKey.bytes, keyAgreement: authentication.chipAuthenticationKeys[index].caProtocol.keyAgreement)
+        authentication.receivedTerminalKeys.append(publicKey.bytes)
         defer { chipWipe(&secret) }
         guard let session = try? ChipSecureMessaging(cipher: .tripleDES, sharedSecret: secret) else {
             return ResponseAPDU(statusWord: .noPreciseDiagnosis)
