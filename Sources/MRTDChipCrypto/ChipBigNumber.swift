@@ -1,4 +1,5 @@
 internal import CLibCrypto
+import Synchronization
 
 /// An owned OpenSSL `BIGNUM`, cleared and freed when the last reference goes. Not thread-safe:
 /// the group that owns it serialises access.
@@ -85,5 +86,17 @@ final class ChipBigNumberContext {
 
     deinit {
         BN_CTX_free(pointer)
+    }
+}
+
+extension Mutex where Value: Sendable {
+    /// Runs `body` under the lock with the guarded numbers and a context for the call's temporaries:
+    /// how ``ChipDHGroup`` and ``ChipECGroup`` do all their arithmetic.
+    func withLockAndContext<T: Sendable>(_ body: (Value, ChipBigNumberContext) throws -> T) throws -> T {
+        try withLock { value in
+            let context = try ChipBigNumberContext()
+            defer { withExtendedLifetime(context) {} }
+            return try body(value, context)
+        }
     }
 }

@@ -3,19 +3,27 @@ import Synchronization
 
 /// A prime curve on the chip side (Doc 9303-11 §4.4, §6.2; BSI TR-03111): OpenSSL's `EC_GROUP` and
 /// `EC_POINT` arithmetic called directly.
-// Invariant: `group` and the big numbers are only used inside `lock.withLock` (via `locked`).
-final class ChipECGroup: ChipGroup, @unchecked Sendable {
+final class ChipECGroup: ChipGroup, Sendable {
     let isEllipticCurve = true
     let fieldByteCount: Int
     let primeBitCount: Int
     let generator: [UInt8]
-    private let group: OpaquePointer
-    private let p: ChipBigNumber
-    private let a: ChipBigNumber
-    private let b: ChipBigNumber
-    private let order: ChipBigNumber
-    private let cofactor: ChipBigNumber
-    private let lock = Mutex(())
+    /// The byte length of the order n (of a private key, and of CAM's CA_IC).
+    let orderByteCount: Int
+
+    /// The curve's OpenSSL objects. `@unchecked Sendable`: an EC_GROUP and BIGNUMs are not
+    /// thread-safe; they live only inside `state` and are used only under its lock (`withLockAndContext`).
+    fileprivate struct State: @unchecked Sendable {
+        let groupHandle: ChipECGroupHandle
+        let p: ChipBigNumber
+        let a: ChipBigNumber
+        let b: ChipBigNumber
+        let order: ChipBigNumber
+        let cofactor: ChipBigNumber
+        let fieldByteCount: Int
+    }
+
+    private let state: Mutex<State>
 
     /// A named curve (OpenSSL NID).
     convenience init(nid: Int32) throws(ChipCryptoError) {
@@ -56,108 +64,101 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     }
 
     private init(owning group: OpaquePointer) throws(ChipCryptoError) {
-        self.group = group
+        let handle = ChipECGroupHandle(owning: group)
         let context = try ChipBigNumberContext()
-        p = try ChipBigNumber()
-        a = try ChipBigNumber()
-        b = try ChipBigNumber()
-        order = try ChipBigNumber()
-        cofactor = try ChipBigNumber()
+        let (p, a, b) = (try ChipBigNumber(), try ChipBigNumber(), try ChipBigNumber())
+        let (order, cofactor) = (try ChipBigNumber(), try ChipBigNumber())
         try ChipOpenSSL.check(EC_GROUP_get_curve(group, p.pointer, a.pointer, b.pointer, context.pointer), "EC_GROUP_get_curve")
         try ChipOpenSSL.check(EC_GROUP_get_order(group, order.pointer, context.pointer), "EC_GROUP_get_order")
         try ChipOpenSSL.check(EC_GROUP_get_cofactor(group, cofactor.pointer, context.pointer), "EC_GROUP_get_cofactor")
         primeBitCount = p.bitCount
         fieldByteCount = p.byteCount
+        orderByteCount = order.byteCount
+        let curve = State(groupHandle: handle, p: p, a: a, b: b, order: order, cofactor: cofactor, fieldByteCount: fieldByteCount)
         guard let base = EC_GROUP_get0_generator(group) else { throw .invalidInput("curve without a generator") }
-        generator = try Self.encode(group, base, fieldByteCount: fieldByteCount, context: context)
+        generator = try curve.encode(base, context)
+        state = Mutex(curve)
     }
-
-    deinit {
-        EC_GROUP_free(group)
-    }
-
-    /// The byte length of the order n (of a private key, and of CAM's CA_IC).
-    var orderByteCount: Int { order.byteCount }
 
     func generatePrivateKey(random: (Int) throws -> [UInt8]) throws -> [UInt8] {
-        try ChipBigNumber.randomScalar(below: order, random: random)
+        try state.withLockAndContext { s, _ in try ChipBigNumber.randomScalar(below: s.order, random: random) }
     }
 
     func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
-        try locked { context in
-            let base = try decode(generator, context)
+        try state.withLockAndContext { c, context in
+            let base = try c.decode(generator, context)
             defer { EC_POINT_free(base) }
             let k = try context.number(privateKey)
-            let result = try newPoint()
+            let result = try c.newPoint()
             defer { EC_POINT_free(result) }
-            try ChipOpenSSL.check(EC_POINT_mul(group, result, nil, base, k.pointer, context.pointer), "EC_POINT_mul")
-            return try encode(result, context)
+            try ChipOpenSSL.check(EC_POINT_mul(c.group, result, nil, base, k.pointer, context.pointer), "EC_POINT_mul")
+            return try c.encode(result, context)
         }
     }
 
     func validatePublicKey(_ publicKey: [UInt8]) throws {
-        try locked { context in
-            let point = try decode(publicKey, context)
+        try state.withLockAndContext { c, context in
+            let point = try c.decode(publicKey, context)
             EC_POINT_free(point)
         }
     }
 
     func sharedElement(privateKey: [UInt8], peerPublicKey: [UInt8]) throws -> [UInt8] {
-        try locked { context in try encode(try multiply(peerPublicKey, by: privateKey, context), consuming: true, context) }
+        try state.withLockAndContext { c, context in try c.encode(try c.multiply(peerPublicKey, by: privateKey, context), consuming: true, context) }
     }
 
     func sharedSecret(privateKey: [UInt8], peerPublicKey: [UInt8]) throws -> [UInt8] {
-        try locked { context in
-            let shared = try multiply(peerPublicKey, by: privateKey, context)
+        try state.withLockAndContext { c, context in
+            let shared = try c.multiply(peerPublicKey, by: privateKey, context)
             defer { EC_POINT_free(shared) }
             let x = try context.number()
-            try ChipOpenSSL.check(EC_POINT_get_affine_coordinates(group, shared, x.pointer, nil, context.pointer), "EC_POINT_get_affine_coordinates")
+            try ChipOpenSSL.check(EC_POINT_get_affine_coordinates(c.group, shared, x.pointer, nil, context.pointer), "EC_POINT_get_affine_coordinates")
             return try x.bytes(length: fieldByteCount)
         }
     }
 
     func genericMapping(nonce: [UInt8], sharedElement: [UInt8]) throws -> [UInt8] {
-        try locked { context in
+        try state.withLockAndContext { c, context in
             // G^ = s·G + H: EC_POINT_mul computes n·G + m·Q.
-            let h = try decode(sharedElement, context)
+            let h = try c.decode(sharedElement, context)
             defer { EC_POINT_free(h) }
             let s = try context.number(nonce)
             let one = try context.number(word: 1)
-            let mapped = try newPoint()
-            try ChipOpenSSL.check(EC_POINT_mul(group, mapped, s.pointer, h, one.pointer, context.pointer), "EC_POINT_mul")
-            return try encode(mapped, consuming: true, context)
+            let mapped = try c.newPoint()
+            try ChipOpenSSL.check(EC_POINT_mul(c.group, mapped, s.pointer, h, one.pointer, context.pointer), "EC_POINT_mul")
+            return try c.encode(mapped, consuming: true, context)
         }
     }
 
     func integratedMapping(pseudoRandom: [UInt8]) throws -> [UInt8] {
-        try locked { context in
-            let (x, y) = try ChipPointEncoding.map(pseudoRandom, p: p.pointer, a: a.pointer, b: b.pointer, scope: context)
-            let point = try newPoint()
-            guard EC_POINT_set_affine_coordinates(group, point, x.pointer, y.pointer, context.pointer) == 1 else {
+        try state.withLockAndContext { c, context in
+            let (x, y) = try ChipPointEncoding.map(pseudoRandom, p: c.p.pointer, a: c.a.pointer, b: c.b.pointer, scope: context)
+            let point = try c.newPoint()
+            guard EC_POINT_set_affine_coordinates(c.group, point, x.pointer, y.pointer, context.pointer) == 1 else {
                 EC_POINT_free(point)
                 ERR_clear_error()
                 throw ChipCryptoError.invalidInput("Integrated Mapping gave a point off the curve")
             }
-            if ChipBigNumber.compare(cofactor, try context.number(word: 1)) != 0 {
+            if ChipBigNumber.compare(c.cofactor, try context.number(word: 1)) != 0 {
                 // Outside prime-order curves the mapped point is multiplied by the cofactor.
-                try ChipOpenSSL.check(EC_POINT_mul(group, point, nil, point, cofactor.pointer, context.pointer), "EC_POINT_mul")
+                try ChipOpenSSL.check(EC_POINT_mul(c.group, point, nil, point, c.cofactor.pointer, context.pointer), "EC_POINT_mul")
             }
-            return try encode(point, consuming: true, context)
+            return try c.encode(point, consuming: true, context)
         }
     }
 
     /// `a · b⁻¹ mod n` (PACE-CAM: CA_IC = SK_map,IC · SK_IC⁻¹), at the length of n.
     func multiplyByInverse(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {
-        try locked { context in
+        try state.withLockAndContext { c, context in
             let (an, bn) = (try context.number(a), try context.number(b))
             let inverse = try context.number()
-            guard BN_mod_inverse(inverse.pointer, bn.pointer, order.pointer, context.pointer) != nil else {
+            guard BN_mod_inverse(inverse.pointer, bn.pointer, c.order.pointer, context.pointer) != nil else {
                 ERR_clear_error()
                 throw ChipCryptoError.invalidInput("key not invertible mod n")
             }
             let product = try context.number()
-            try ChipOpenSSL.check(BN_mod_mul(product.pointer, an.pointer, inverse.pointer, order.pointer, context.pointer), "BN_mod_mul")
-            return try product.bytes(length: order.byteCount)
+            try ChipOpenSSL.check(BN_mod_mul(product.pointer, an.pointer, inverse.pointer, c.order.pointer, context.pointer), "BN_mod_mul")
+            return try product.bytes(length: c.order.byteCount)
         }
     }
 
@@ -165,59 +166,55 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     /// `hash` with the public point `publicKey`: with w = s⁻¹, u₁ = e·w, u₂ = r·w (mod n), the
     /// x-coordinate of u₁·G + u₂·Q must equal r mod n; e is the hash cut to the bit length of n.
     func verifyECDSA(hash: [UInt8], plainSignature: [UInt8], publicKey: [UInt8]) throws -> Bool {
-        try locked { context in
-            let size = order.byteCount
+        try state.withLockAndContext { c, context in
+            let size = c.order.byteCount
             guard plainSignature.count == 2 * size else { return false }
             let r = try context.number(Array(plainSignature[0..<size]))
             let s = try context.number(Array(plainSignature[size...]))
             let one = try context.number(word: 1)
             for value in [r, s] {
-                guard ChipBigNumber.compare(value, one) >= 0, ChipBigNumber.compare(value, order) < 0 else { return false }
+                guard ChipBigNumber.compare(value, one) >= 0, ChipBigNumber.compare(value, c.order) < 0 else { return false }
             }
             let e = try context.number(hash)
-            let excess = hash.count * 8 - order.bitCount
+            let excess = hash.count * 8 - c.order.bitCount
             if excess > 0 { try ChipOpenSSL.check(BN_rshift(e.pointer, e.pointer, Int32(excess)), "BN_rshift") }
             let w = try context.number()
-            guard BN_mod_inverse(w.pointer, s.pointer, order.pointer, context.pointer) != nil else {
+            guard BN_mod_inverse(w.pointer, s.pointer, c.order.pointer, context.pointer) != nil else {
                 ERR_clear_error()
                 return false
             }
             let u1 = try context.number()
             let u2 = try context.number()
-            try ChipOpenSSL.check(BN_mod_mul(u1.pointer, e.pointer, w.pointer, order.pointer, context.pointer), "BN_mod_mul")
-            try ChipOpenSSL.check(BN_mod_mul(u2.pointer, r.pointer, w.pointer, order.pointer, context.pointer), "BN_mod_mul")
-            let q = try decode(publicKey, context)
+            try ChipOpenSSL.check(BN_mod_mul(u1.pointer, e.pointer, w.pointer, c.order.pointer, context.pointer), "BN_mod_mul")
+            try ChipOpenSSL.check(BN_mod_mul(u2.pointer, r.pointer, w.pointer, c.order.pointer, context.pointer), "BN_mod_mul")
+            let q = try c.decode(publicKey, context)
             defer { EC_POINT_free(q) }
-            let sum = try newPoint()
+            let sum = try c.newPoint()
             defer { EC_POINT_free(sum) }
-            try ChipOpenSSL.check(EC_POINT_mul(group, sum, u1.pointer, q, u2.pointer, context.pointer), "EC_POINT_mul")
-            guard EC_POINT_is_at_infinity(group, sum) == 0 else { return false }
+            try ChipOpenSSL.check(EC_POINT_mul(c.group, sum, u1.pointer, q, u2.pointer, context.pointer), "EC_POINT_mul")
+            guard EC_POINT_is_at_infinity(c.group, sum) == 0 else { return false }
             let x = try context.number()
-            try ChipOpenSSL.check(EC_POINT_get_affine_coordinates(group, sum, x.pointer, nil, context.pointer), "EC_POINT_get_affine_coordinates")
+            try ChipOpenSSL.check(EC_POINT_get_affine_coordinates(c.group, sum, x.pointer, nil, context.pointer), "EC_POINT_get_affine_coordinates")
             let v = try context.number()
-            try ChipOpenSSL.check(BN_nnmod(v.pointer, x.pointer, order.pointer, context.pointer), "BN_nnmod")
+            try ChipOpenSSL.check(BN_nnmod(v.pointer, x.pointer, c.order.pointer, context.pointer), "BN_nnmod")
             return ChipBigNumber.compare(v, r) == 0
         }
     }
+}
 
-    // MARK: Points
+// MARK: Points (under the lock)
 
-    private func locked<T>(_ body: (ChipBigNumberContext) throws -> T) throws -> T {
-        try lock.withLock { _ in
-            let context = try ChipBigNumberContext()
-            defer { withExtendedLifetime(context) {} }
-            return try body(context)
-        }
-    }
+extension ChipECGroup.State {
+    fileprivate var group: OpaquePointer { groupHandle.pointer }
 
-    private func newPoint() throws(ChipCryptoError) -> OpaquePointer {
+    fileprivate func newPoint() throws(ChipCryptoError) -> OpaquePointer {
         guard let point = EC_POINT_new(group) else { throw .openSSL("EC_POINT_new") }
         return point
     }
 
     /// `04 || x || y` to a point, checked: uncompressed, on the curve, not infinity, in the subgroup
     /// of order n when the cofactor is not 1. The caller frees the point.
-    private func decode(_ encoded: [UInt8], _ context: ChipBigNumberContext) throws -> OpaquePointer {
+    fileprivate func decode(_ encoded: [UInt8], _ context: ChipBigNumberContext) throws -> OpaquePointer {
         guard encoded.count == 1 + 2 * fieldByteCount, encoded.first == 0x04 else {
             throw ChipCryptoError.invalidInput("not an uncompressed point of this curve")
         }
@@ -243,7 +240,7 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
     }
 
     /// `peer · k`, refusing the point at infinity. The caller frees the point.
-    private func multiply(_ peer: [UInt8], by privateKey: [UInt8], _ context: ChipBigNumberContext) throws -> OpaquePointer {
+    fileprivate func multiply(_ peer: [UInt8], by privateKey: [UInt8], _ context: ChipBigNumberContext) throws -> OpaquePointer {
         let point = try decode(peer, context)
         defer { EC_POINT_free(point) }
         let k = try context.number(privateKey)
@@ -252,18 +249,26 @@ final class ChipECGroup: ChipGroup, @unchecked Sendable {
         return result
     }
 
-    private func encode(_ point: OpaquePointer, consuming: Bool = false, _ context: ChipBigNumberContext) throws -> [UInt8] {
+    /// The point uncompressed; `consuming`: the point is freed.
+    func encode(_ point: OpaquePointer, consuming: Bool = false, _ context: ChipBigNumberContext) throws(ChipCryptoError) -> [UInt8] {
         defer { if consuming { EC_POINT_free(point) } }
-        return try Self.encode(group, point, fieldByteCount: fieldByteCount, context: context)
-    }
-
-    private static func encode(
-        _ group: OpaquePointer, _ point: OpaquePointer, fieldByteCount: Int, context: ChipBigNumberContext
-    ) throws(ChipCryptoError) -> [UInt8] {
         guard EC_POINT_is_at_infinity(group, point) == 0 else { throw .invalidInput("the point at infinity") }
         var output = [UInt8](repeating: 0, count: 1 + 2 * fieldByteCount)
         let written = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &output, output.count, context.pointer)
         guard written == output.count else { throw .openSSL("EC_POINT_point2oct") }
         return output
+    }
+}
+
+/// Owns an `EC_GROUP` and frees it in `deinit`.
+final class ChipECGroupHandle {
+    let pointer: OpaquePointer
+
+    init(owning group: OpaquePointer) {
+        pointer = group
+    }
+
+    deinit {
+        EC_GROUP_free(pointer)
     }
 }

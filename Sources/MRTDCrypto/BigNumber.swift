@@ -1,4 +1,5 @@
 internal import CLibCrypto
+import Synchronization
 
 /// Owns a `BIGNUM` and clears and frees it in `deinit` (values may be private keys).
 final class BigNumber {
@@ -96,5 +97,17 @@ final class LifetimeScope {
     func keep<T: AnyObject>(_ object: T) -> T {
         objects.append(object)
         return object
+    }
+}
+
+extension Mutex where Value: Sendable {
+    /// Runs `body` under the lock with the guarded OpenSSL objects and a scope that keeps the call's
+    /// temporaries alive: how ``DHGroup`` and ``ECGroup`` do all their arithmetic.
+    func withLockInScope<T: Sendable>(_ body: (Value, LifetimeScope) throws -> T) throws -> T {
+        try withLock { value in
+            let scope = LifetimeScope()
+            defer { withExtendedLifetime(scope) {} }
+            return try body(value, scope)
+        }
     }
 }

@@ -6,8 +6,7 @@ import Synchronization
 /// A prime-order subgroup of Z_p* for DH key agreement and the PACE mappings: the RFC 5114 groups
 /// of Doc 9303-11 §9.5.1 (IDs 0-2) or explicit parameters. Arithmetic is plain BIGNUM modular
 /// exponentiation (constant-time for secret exponents); the deprecated `DH_*` API is not used.
-// Invariant: the BIGNUMs and BN_CTX are only used inside `locked` (under `lock`); the rest is immutable.
-public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
+public final class DHGroup: KeyAgreementGroup, Sendable {
     /// The standardized DH groups (RFC 5114 §2.1-2.3).
     public enum StandardGroup: Int, CaseIterable, Sendable {
         case rfc5114_1024_160 = 0
@@ -32,12 +31,17 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
         }
     }
 
-    private let lock = Mutex(())
-    private let context: BigNumberContext
-    private let p: BigNumber
-    private let g: BigNumber
-    private let q: BigNumber?
-    private let pMinusOne: BigNumber
+    /// The group's OpenSSL objects. `@unchecked Sendable`: BIGNUMs and a BN_CTX are not thread-safe;
+    /// they live only inside `state` and are used only under its lock (`withLockInScope`).
+    fileprivate struct State: @unchecked Sendable {
+        let context: BigNumberContext
+        let p: BigNumber
+        let g: BigNumber
+        let q: BigNumber?
+        let pMinusOne: BigNumber
+    }
+
+    private let state: Mutex<State>
 
     public var keyAgreement: KeyAgreementAlgorithm { .dh }
     public let name: String
@@ -70,11 +74,10 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     private init(parameters: DHDomainParameters, name: String, standard: StandardGroup?) throws {
         let scope = LifetimeScope()
         defer { withExtendedLifetime(scope) {} }
-        context = try BigNumberContext()
-        p = try scope.keep(BigNumber(parameters.p))
-        g = try scope.keep(BigNumber(parameters.g))
-        q = try parameters.q.map { try scope.keep(BigNumber($0)) }
-        pMinusOne = try scope.keep(BigNumber(copying: p.pointer))
+        let p = try scope.keep(BigNumber(parameters.p))
+        let g = try scope.keep(BigNumber(parameters.g))
+        let q = try parameters.q.map { try scope.keep(BigNumber($0)) }
+        let pMinusOne = try scope.keep(BigNumber(copying: p.pointer))
         try CryptoError.check(BN_sub_word(pMinusOne.pointer, 1), "BN_sub_word")
         guard p.bitCount >= 1024, BN_is_odd(p.pointer) == 1 else {
             throw CryptoError.unsupported("DH modulus of \(p.bitCount) bits")
@@ -90,47 +93,39 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
         fieldByteCount = p.byteCount
         primeBitCount = p.bitCount
         generator = try g.bytes(length: p.byteCount)
-    }
-
-    /// Runs `body` under the lock with a scope that keeps its OpenSSL temporaries alive.
-    private func locked<T>(_ body: (LifetimeScope) throws -> T) throws -> T {
-        try lock.withLock { _ in
-            let scope = LifetimeScope()
-            defer { withExtendedLifetime(scope) {} }
-            return try body(scope)
-        }
+        state = Mutex(State(context: try BigNumberContext(), p: p, g: g, q: q, pMinusOne: pMinusOne))
     }
 
     // MARK: KeyAgreementGroup
 
     public func generatePrivateKey(using random: any RandomSource) throws -> [UInt8] {
         // With q known the exponent lies in [1, q-1]; otherwise in [1, p-2].
-        try BigNumber.randomBytes(below: q ?? pMinusOne, using: random)
+        try state.withLockInScope { s, _ in try BigNumber.randomBytes(below: s.q ?? s.pMinusOne, using: random) }
     }
 
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let base = try element(generator)
+        try state.withLockInScope { s, _ in
+            let base = try s.element(generator)
             // An unsigned integer, minimal (Doc 9303-11 §9.4.1): not padded to the length of p (issue 32).
-            return try power(base, secret: privateKey).bytes()
+            return try s.power(base, secret: privateKey).bytes()
         }
     }
 
     public func validatePublicKey(_ publicKey: [UInt8]) throws {
-        try locked { scope in
-            let y = try element(publicKey)
-            if let q {
+        try state.withLockInScope { s, scope in
+            let y = try s.element(publicKey)
+            if let q = s.q {
                 // y^q = 1 (mod p): y lies in the subgroup of order q (TR-03110-3 §A.2.2, NIST SP 800-56A §5.6.2.3.1).
                 let r = try scope.keep(BigNumber())
-                try CryptoError.check(BN_mod_exp(r.pointer, y.pointer, q.pointer, p.pointer, context.pointer), "BN_mod_exp")
+                try CryptoError.check(BN_mod_exp(r.pointer, y.pointer, q.pointer, s.p.pointer, s.context.pointer), "BN_mod_exp")
                 guard r.isOne else { throw CryptoError.invalidInput("public key: not in the subgroup of order q") }
             }
         }
     }
 
     public func sharedElement(privateKey: [UInt8], peerPublicKey: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let shared = try power(try element(peerPublicKey), secret: privateKey)
+        try state.withLockInScope { s, _ in
+            let shared = try s.power(try s.element(peerPublicKey), secret: privateKey)
             guard !shared.isOne else { throw CryptoError.invalidInput("shared secret is 1") }
             // The full length of p, leading zeros kept (ARCHITECTURE pitfalls; Doc 9303-11 §9.6).
             return try shared.bytes(length: fieldByteCount)
@@ -142,21 +137,22 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     }
 
     public func genericMapping(nonce: [UInt8], sharedElement: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
+        try state.withLockInScope { s, scope in
             // g^ = g^s · H mod p (Doc 9303-11 §4.4.3.3.1).
-            let h = try element(sharedElement)
-            let gs = try power(g, secret: nonce)
+            let h = try s.element(sharedElement)
+            let gs = try s.power(s.g, secret: nonce)
             let mapped = try scope.keep(BigNumber())
-            try CryptoError.check(BN_mod_mul(mapped.pointer, gs.pointer, h.pointer, p.pointer, context.pointer), "BN_mod_mul")
+            try CryptoError.check(BN_mod_mul(mapped.pointer, gs.pointer, h.pointer, s.p.pointer, s.context.pointer), "BN_mod_mul")
             guard !mapped.isOne else { throw CryptoError.invalidInput("mapped generator is 1") }
             return try mapped.bytes(length: fieldByteCount)
         }
     }
 
     public func integratedMapping(pseudoRandom: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
+        try state.withLockInScope { s, scope in
             // g^ = R_p^((p-1)/q) mod p (Doc 9303-11 §4.4.3.3.2).
-            guard let q else { throw CryptoError.unsupported("DH Integrated Mapping needs the group order q") }
+            guard let q = s.q else { throw CryptoError.unsupported("DH Integrated Mapping needs the group order q") }
+            let (p, pMinusOne, context) = (s.p, s.pMinusOne, s.context)
             let rp = try scope.keep(BigNumber())
             try CryptoError.check(BN_nnmod(rp.pointer, try scope.keep(BigNumber(pseudoRandom)).pointer, p.pointer, context.pointer), "BN_nnmod")
             let exponent = try scope.keep(BigNumber())
@@ -176,8 +172,9 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     ///
     /// - Throws: `CryptoError.invalidInput` naming the failed check.
     func checkParameters() throws {
-        guard let q else { return }
-        try locked { scope in
+        try state.withLockInScope { s, scope in
+            guard let q = s.q else { return }
+            let (p, g, context) = (s.p, s.g, s.context)
             guard BN_check_prime(p.pointer, context.pointer, nil) == 1 else {
                 CryptoError.clearOpenSSLQueue()
                 throw CryptoError.invalidInput("DH modulus p is not prime")
@@ -191,15 +188,17 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
             guard r.isOne else { throw CryptoError.invalidInput("DH generator is not of order q") }
         }
     }
+}
 
-    // MARK: Helpers (caller holds the lock)
+// MARK: Helpers (under the lock)
 
+extension DHGroup.State {
     /// A group element in (1, p-1).
-    private func element(_ bytes: [UInt8]) throws -> BigNumber {
+    fileprivate func element(_ bytes: [UInt8]) throws -> BigNumber {
         let scope = LifetimeScope()
         defer { withExtendedLifetime(scope) {} }
-        guard !bytes.isEmpty, bytes.count <= fieldByteCount else {
-            throw CryptoError.invalidInput("public key: \(bytes.count) bytes for a \(fieldByteCount)-byte modulus")
+        guard !bytes.isEmpty, bytes.count <= p.byteCount else {
+            throw CryptoError.invalidInput("public key: \(bytes.count) bytes for a \(p.byteCount)-byte modulus")
         }
         let y = try scope.keep(BigNumber(bytes))
         let one = try scope.keep(BigNumber(word: 1))
@@ -210,7 +209,7 @@ public final class DHGroup: KeyAgreementGroup, @unchecked Sendable {
     }
 
     /// `base ^ secret mod p` in constant time.
-    private func power(_ base: BigNumber, secret: [UInt8]) throws -> BigNumber {
+    fileprivate func power(_ base: BigNumber, secret: [UInt8]) throws -> BigNumber {
         let scope = LifetimeScope()
         defer { withExtendedLifetime(scope) {} }
         let x = try scope.keep(BigNumber(secret))

@@ -8,8 +8,7 @@ import Synchronization
 /// curves of Doc 9303-11 §9.5.1 or explicit parameters (BSI TR-03110-3 §A.2.1.1).
 ///
 /// Owns its `EC_GROUP` and a `BN_CTX`; calls are serialised by a lock (see ``KeyAgreementGroup``).
-// Invariant: the EC_GROUP and BN_CTX are only used inside `locked` (under `lock`); the rest is immutable.
-public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
+public final class ECGroup: KeyAgreementGroup, Sendable {
     /// The standardized elliptic curves and their domain parameter IDs (Doc 9303-11 Table 9.5.1).
     public enum StandardCurve: Int, CaseIterable, Sendable {
         case p192 = 8
@@ -75,14 +74,20 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         }
     }
 
-    let group: OpaquePointer
-    private let context: BigNumberContext
-    private let lock = Mutex(())
-    private let p: BigNumber
-    private let a: BigNumber
-    private let b: BigNumber
-    private let order: BigNumber
-    private let cofactor: BigNumber
+    /// The curve's OpenSSL objects. `@unchecked Sendable`: an EC_GROUP, its BIGNUMs and a BN_CTX are
+    /// not thread-safe; they live only inside `state` and are used only under its lock (`withLockInScope`).
+    fileprivate struct State: @unchecked Sendable {
+        let group: ECGroupHandle
+        let context: BigNumberContext
+        let p: BigNumber
+        let a: BigNumber
+        let b: BigNumber
+        let order: BigNumber
+        let cofactor: BigNumber
+        let fieldByteCount: Int
+    }
+
+    private let state: Mutex<State>
 
     public var keyAgreement: KeyAgreementAlgorithm { .ecdh }
     public let name: String
@@ -155,77 +160,56 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
     }
 
     private init(taking group: OpaquePointer, name: String, standard: StandardCurve?) throws {
-        let scope = LifetimeScope()
-        defer { withExtendedLifetime(scope) {} }
-        self.group = group
+        let handle = ECGroupHandle(taking: group)
         self.name = name
         standardCurve = standard
-        do {
-            context = try BigNumberContext()
-            p = try scope.keep(BigNumber())
-            a = try scope.keep(BigNumber())
-            b = try scope.keep(BigNumber())
-            try CryptoError.check(EC_GROUP_get_curve(group, p.pointer, a.pointer, b.pointer, context.pointer), "EC_GROUP_get_curve")
-            guard let n = EC_GROUP_get0_order(group), let h = EC_GROUP_get0_cofactor(group) else {
-                throw CryptoError.openSSLQueue("EC_GROUP_get0_order")
-            }
-            order = try scope.keep(BigNumber(copying: n))
-            cofactor = try scope.keep(BigNumber(copying: h))
-        } catch {
-            EC_GROUP_free(group)
-            throw error
+        let context = try BigNumberContext()
+        let (p, a, b) = (try BigNumber(), try BigNumber(), try BigNumber())
+        try CryptoError.check(EC_GROUP_get_curve(group, p.pointer, a.pointer, b.pointer, context.pointer), "EC_GROUP_get_curve")
+        guard let n = EC_GROUP_get0_order(group), let h = EC_GROUP_get0_cofactor(group) else {
+            throw CryptoError.openSSLQueue("EC_GROUP_get0_order")
         }
+        let order = try BigNumber(copying: n)
         fieldByteCount = p.byteCount
         primeBitCount = p.bitCount
         orderByteCount = order.byteCount
         orderBitCount = order.bitCount
-        guard let g = EC_GROUP_get0_generator(group) else {
-            EC_GROUP_free(group)
-            throw CryptoError.openSSLQueue("EC_GROUP_get0_generator")
-        }
-        generator = try Self.encode(group: group, point: g, context: context, fieldByteCount: fieldByteCount)
-    }
-
-    deinit {
-        EC_GROUP_free(group)
-    }
-
-    /// Runs `body` under the lock with a scope that keeps its OpenSSL temporaries alive.
-    private func locked<T>(_ body: (LifetimeScope) throws -> T) throws -> T {
-        try lock.withLock { _ in
-            let scope = LifetimeScope()
-            defer { withExtendedLifetime(scope) {} }
-            return try body(scope)
-        }
+        guard let g = EC_GROUP_get0_generator(group) else { throw CryptoError.openSSLQueue("EC_GROUP_get0_generator") }
+        let curve = State(
+            group: handle, context: context, p: p, a: a, b: b, order: order, cofactor: try BigNumber(copying: h),
+            fieldByteCount: fieldByteCount)
+        generator = try curve.encode(pointer: g)
+        state = Mutex(curve)
     }
 
     // MARK: KeyAgreementGroup
 
     public func generatePrivateKey(using random: any RandomSource) throws -> [UInt8] {
-        try BigNumber.randomBytes(below: order, using: random)
+        try state.withLockInScope { s, _ in try BigNumber.randomBytes(below: s.order, using: random) }
     }
 
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let k = try scalar(privateKey)
+        try state.withLockInScope { s, scope in
+            let k = try s.scalar(privateKey)
             if generator == self.generator {
                 // The group's own generator: OpenSSL's fixed-base path (precomputed tables where the
                 // curve has them) is several times faster than a general multiplication.
-                let result = try scope.keep(ECPointHandle(group: group))
-                try CryptoError.check(EC_POINT_mul(group, result.pointer, k.pointer, nil, nil, context.pointer), "EC_POINT_mul")
-                return try encode(result)
+                let result = try scope.keep(ECPointHandle(group: s.group.pointer))
+                try CryptoError.check(EC_POINT_mul(s.group.pointer, result.pointer, k.pointer, nil, nil, s.context.pointer), "EC_POINT_mul")
+                return try s.encode(result)
             }
-            return try encode(try multiply(try decode(generator), k))
+            return try s.encode(try s.multiply(try s.decode(generator), k))
         }
     }
 
     public func validatePublicKey(_ publicKey: [UInt8]) throws {
-        try locked { scope in
-            let point = try decode(publicKey)
-            if BigNumber.compare(cofactor, try scope.keep(BigNumber(word: 1))) != 0 {
+        try state.withLockInScope { s, scope in
+            let point = try s.decode(publicKey)
+            if BigNumber.compare(s.cofactor, try scope.keep(BigNumber(word: 1))) != 0 {
                 // Outside prime-order curves, the point must also lie in the subgroup of order n.
+                let group = s.group.pointer
                 let check = try scope.keep(ECPointHandle(group: group))
-                try CryptoError.check(EC_POINT_mul(group, check.pointer, nil, point.pointer, order.pointer, context.pointer), "EC_POINT_mul")
+                try CryptoError.check(EC_POINT_mul(group, check.pointer, nil, point.pointer, s.order.pointer, s.context.pointer), "EC_POINT_mul")
                 guard EC_POINT_is_at_infinity(group, check.pointer) == 1 else {
                     throw CryptoError.invalidInput("public key: point outside the subgroup of order n")
                 }
@@ -234,9 +218,9 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
     }
 
     public func sharedElement(privateKey: [UInt8], peerPublicKey: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let shared = try multiply(try decode(peerPublicKey), try scalar(privateKey))
-            return try encode(shared)
+        try state.withLockInScope { s, _ in
+            let shared = try s.multiply(try s.decode(peerPublicKey), try s.scalar(privateKey))
+            return try s.encode(shared)
         }
     }
 
@@ -247,29 +231,31 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
     }
 
     public func genericMapping(nonce: [UInt8], sharedElement: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let h = try decode(sharedElement)
+        try state.withLockInScope { curve, scope in
+            let group = curve.group.pointer
+            let h = try curve.decode(sharedElement)
             let s = try scope.keep(BigNumber(nonce))
             let mapped = try scope.keep(ECPointHandle(group: group))
             // G^ = s·G + 1·H in one call (Doc 9303-11 §4.4.3.3.1).
             let one = try scope.keep(BigNumber(word: 1))
             try CryptoError.check(
-                EC_POINT_mul(group, mapped.pointer, s.pointer, h.pointer, one.pointer, context.pointer), "EC_POINT_mul")
+                EC_POINT_mul(group, mapped.pointer, s.pointer, h.pointer, one.pointer, curve.context.pointer), "EC_POINT_mul")
             guard EC_POINT_is_at_infinity(group, mapped.pointer) == 0 else {
                 throw CryptoError.invalidInput("mapped generator is the point at infinity")
             }
-            return try encode(mapped)
+            return try curve.encode(mapped)
         }
     }
 
     /// The point encoding of Doc 9303-11 Appendix B (simplified SWU, Brier et al.) for
     /// p ≡ 3 (mod 4), applied to `R_p = pseudoRandom mod p`, then multiplied by the cofactor.
     public func integratedMapping(pseudoRandom: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
+        try state.withLockInScope { curve, scope in
+            let (p, a, b, cofactor, group) = (curve.p, curve.a, curve.b, curve.cofactor, curve.group.pointer)
             guard BN_is_bit_set(p.pointer, 0) == 1, BN_is_bit_set(p.pointer, 1) == 1 else {
                 throw CryptoError.unsupported("Integrated Mapping on a curve with p ≢ 3 (mod 4) (\(name))")
             }
-            let ctx = context.pointer
+            let ctx = curve.context.pointer
             let m = p.pointer
             func new() throws -> BigNumber { try scope.keep(BigNumber()) }
             let t = try new()
@@ -345,7 +331,7 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
             guard EC_POINT_is_at_infinity(group, point.pointer) == 0 else {
                 throw CryptoError.invalidInput("mapped generator is the point at infinity")
             }
-            return try encode(point)
+            return try curve.encode(point)
         }
     }
 
@@ -353,42 +339,46 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
 
     /// `k · P` for a point `P` and a scalar `k`, for checks such as PACE-CAM's `CA_IC · PK_IC`.
     public func multiply(point: [UInt8], scalar: [UInt8]) throws -> [UInt8] {
-        try locked { scope in try encode(try multiply(try decode(point), try scope.keep(BigNumber(scalar)))) }
+        try state.withLockInScope { s, scope in
+            try s.encode(try s.multiply(try s.decode(point), try scope.keep(BigNumber(scalar))))
+        }
     }
 
     /// The group as explicit parameters (p, a, b, G, n, h), as a PACEDomainParameterInfo or a
     /// SubjectPublicKeyInfo with explicit parameters carries them.
     public var explicitParameters: ECDomainParameters {
         get throws {
-            try locked { _ in
+            try state.withLockInScope { s, _ in
                 ECDomainParameters(
-                    p: try p.bytes(), a: try a.bytes(length: fieldByteCount), b: try b.bytes(length: fieldByteCount),
-                    generator: generator, order: try order.bytes(), cofactor: try cofactor.bytes())
+                    p: try s.p.bytes(), a: try s.a.bytes(length: fieldByteCount), b: try s.b.bytes(length: fieldByteCount),
+                    generator: generator, order: try s.order.bytes(), cofactor: try s.cofactor.bytes())
             }
         }
     }
 
     /// `P + Q` for two encoded points (each validated), encoded.
     public func add(_ p: [UInt8], _ q: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let a = try decode(p)
-            let b = try decode(q)
+        try state.withLockInScope { s, scope in
+            let group = s.group.pointer
+            let a = try s.decode(p)
+            let b = try s.decode(q)
             let sum = try scope.keep(ECPointHandle(group: group))
-            try CryptoError.check(EC_POINT_add(group, sum.pointer, a.pointer, b.pointer, context.pointer), "EC_POINT_add")
+            try CryptoError.check(EC_POINT_add(group, sum.pointer, a.pointer, b.pointer, s.context.pointer), "EC_POINT_add")
             withExtendedLifetime((a, b)) {}
             guard EC_POINT_is_at_infinity(group, sum.pointer) == 0 else {
                 throw CryptoError.invalidInput("point sum is the point at infinity")
             }
-            return try encode(sum)
+            return try s.encode(sum)
         }
     }
 
     /// `a · b⁻¹ mod n` for two scalars: the chip's PACE-CAM data `CA_IC = SK_map,IC · SK_IC⁻¹`
     /// (Doc 9303-11 §4.4.3.5.2), so that `CA_IC · PK_IC = PK_map,IC`.
     public func multiplyByInverse(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {
-        try locked { scope in
-            let x = try scalar(a)
-            let y = try scalar(b)
+        try state.withLockInScope { s, scope in
+            let (order, context) = (s.order, s.context)
+            let x = try s.scalar(a)
+            let y = try s.scalar(b)
             let inverse = try scope.keep(BigNumber())
             guard BN_mod_inverse(inverse.pointer, y.pointer, order.pointer, context.pointer) != nil else {
                 throw CryptoError.invalidInput("scalar not invertible")
@@ -399,10 +389,15 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
             return try product.bytes(length: orderByteCount)
         }
     }
+}
 
+// MARK: Helpers (under the lock)
+
+extension ECGroup.State {
     /// Decodes a point (uncompressed or compressed) and checks it lies on the curve and is not the
-    /// point at infinity. Caller holds the lock.
-    private func decode(_ bytes: [UInt8]) throws -> ECPointHandle {
+    /// point at infinity.
+    fileprivate func decode(_ bytes: [UInt8]) throws -> ECPointHandle {
+        let group = self.group.pointer
         let scope = LifetimeScope()
         defer { withExtendedLifetime(scope) {} }
         let point = try scope.keep(ECPointHandle(group: group))
@@ -425,7 +420,7 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         return point
     }
 
-    private func scalar(_ bytes: [UInt8]) throws -> BigNumber {
+    fileprivate func scalar(_ bytes: [UInt8]) throws -> BigNumber {
         let scope = LifetimeScope()
         defer { withExtendedLifetime(scope) {} }
         let k = try scope.keep(BigNumber(bytes))
@@ -436,7 +431,8 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         return k
     }
 
-    private func multiply(_ point: ECPointHandle, _ k: BigNumber) throws -> ECPointHandle {
+    fileprivate func multiply(_ point: ECPointHandle, _ k: BigNumber) throws -> ECPointHandle {
+        let group = self.group.pointer
         let scope = LifetimeScope()
         defer { withExtendedLifetime(scope) {} }
         let result = try scope.keep(ECPointHandle(group: group))
@@ -447,16 +443,15 @@ public final class ECGroup: KeyAgreementGroup, @unchecked Sendable {
         return result
     }
 
-    private func encode(_ point: ECPointHandle) throws -> [UInt8] {
-        try Self.encode(group: group, point: point.pointer, context: context, fieldByteCount: fieldByteCount)
+    /// The uncompressed encoding of a point.
+    func encode(_ point: ECPointHandle) throws -> [UInt8] {
+        try encode(pointer: point.pointer)
     }
 
-    private static func encode(
-        group: OpaquePointer, point: OpaquePointer, context: BigNumberContext, fieldByteCount: Int
-    ) throws -> [UInt8] {
+    func encode(pointer point: OpaquePointer) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 1 + 2 * fieldByteCount)
         let written = out.withUnsafeMutableBufferPointer {
-            EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, context.pointer)
+            EC_POINT_point2oct(group.pointer, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, context.pointer)
         }
         guard written == out.count else { throw CryptoError.openSSLQueue("EC_POINT_point2oct") }
         return out

@@ -36,6 +36,11 @@ final class EVPKeyContext {
 final class ECGroupHandle {
     let pointer: OpaquePointer
 
+    /// Takes ownership of `group`.
+    init(taking group: OpaquePointer) {
+        pointer = group
+    }
+
     /// The group of an EC key, from its exported domain parameters (named or explicit).
     init(of key: EVPKeyHandle) throws(CryptoError) {
         var params: UnsafeMutablePointer<OSSL_PARAM>? = nil

@@ -25,11 +25,10 @@ public struct SystemRandom: RandomSource {
 
 /// A test double that hands out the given bytes in order and throws
 /// `CryptoError.randomSourceExhausted` when asked for more than it has left.
-// Invariant: `position` is only touched inside `lock.withLock`.
-public final class ScriptedRandom: RandomSource, @unchecked Sendable {
-    private let lock = Mutex(())
+public final class ScriptedRandom: RandomSource, Sendable {
     private let bytes: [UInt8]
-    private var position = 0
+    /// How many bytes have been handed out.
+    private let position = Mutex(0)
 
     /// Creates a source that returns `bytes`, in order, across all calls.
     public init(_ bytes: [UInt8]) {
@@ -38,13 +37,13 @@ public final class ScriptedRandom: RandomSource, @unchecked Sendable {
 
     /// The number of bytes not yet handed out.
     public var remaining: Int {
-        lock.withLock { _ in bytes.count - position }
+        position.withLock { bytes.count - $0 }
     }
 
     /// Returns the next `count` bytes; a request past the end consumes nothing and throws.
     public func randomBytes(_ count: Int) throws -> [UInt8] {
         guard count >= 0 else { throw CryptoError.invalidInput("random byte count \(count)") }
-        return try lock.withLock { _ in
+        return try position.withLock { position in
             guard bytes.count - position >= count else { throw CryptoError.randomSourceExhausted }
             defer { position += count }
             return Array(bytes[position..<position + count])
@@ -54,11 +53,10 @@ public final class ScriptedRandom: RandomSource, @unchecked Sendable {
 
 /// Wraps another source and records every byte it hands out, in order, so a live session can be
 /// replayed later with `ScriptedRandom(recorded)`.
-// Invariant: `log` is only touched inside `lock.withLock`.
-public final class RecordingRandom: RandomSource, @unchecked Sendable {
-    private let lock = Mutex(())
+public final class RecordingRandom: RandomSource, Sendable {
     private let base: any RandomSource
-    private var log: [UInt8] = []
+    /// Every byte handed out so far, in order; held while `base` draws, so the log keeps the order.
+    private let log = Mutex<[UInt8]>([])
 
     public init(_ base: any RandomSource) {
         self.base = base
@@ -66,11 +64,11 @@ public final class RecordingRandom: RandomSource, @unchecked Sendable {
 
     /// Every byte handed out so far, in order.
     public var recorded: [UInt8] {
-        lock.withLock { _ in log }
+        log.withLock { $0 }
     }
 
     public func randomBytes(_ count: Int) throws -> [UInt8] {
-        try lock.withLock { _ in
+        try log.withLock { log in
             let bytes = try base.randomBytes(count)
             log.append(contentsOf: bytes)
             return bytes

@@ -56,22 +56,25 @@ public struct DaemonEvent: Sendable, Equatable {
 /// `historySize` events are kept so that a client reconnecting with `Last-Event-ID: N` gets the
 /// events after N it may see before the live ones; when N is older than that history, or is no id
 /// of this run, it gets an `events.reset` event first instead (what it missed is lost).
-// Invariant: every var is only touched inside `lock.withLock`.
-public final class EventBus: @unchecked Sendable {
-    private struct Subscriber {
+public final class EventBus: Sendable {
+    fileprivate struct Subscriber {
         var peer: PeerCredentials
         var continuation: AsyncStream<DaemonEvent>.Continuation
         var onDrop: @Sendable () -> Void
     }
-    private let lock = Mutex(())
-    private var subscribers: [UUID: Subscriber] = [:]
-    private var quota: UIDQuota
-    /// The id of the last event published (`firstSequence - 1` before any).
-    private var sequence: UInt64
+
+    fileprivate struct State {
+        var subscribers: [UUID: Subscriber] = [:]
+        var quota: UIDQuota
+        /// The id of the last event published (`firstSequence - 1` before any).
+        var sequence: UInt64
+        var history: EventHistory
+        var closed = false
+    }
+
+    private let state: Mutex<State>
     /// The id of this run's first event.
     public let firstSequence: UInt64
-    private var history: EventHistory
-    private var closed = false
     private let bufferSize: Int
     private let dropped = Mutex(0)
 
@@ -86,21 +89,21 @@ public final class EventBus: @unchecked Sendable {
         maxSubscribers: Int, maxSubscribersPerUser: Int = .max, bufferSize: Int = 512, historySize: Int = 256,
         firstSequence: UInt64? = nil
     ) {
-        quota = UIDQuota(limit: maxSubscribers, perUser: maxSubscribersPerUser)
         self.bufferSize = bufferSize
         let start = firstSequence ?? UInt64(max(1, Date().timeIntervalSince1970 * 1_000_000))
         self.firstSequence = max(1, start)
-        sequence = self.firstSequence - 1
-        history = EventHistory(capacity: max(0, min(historySize, bufferSize - 1)))
+        state = Mutex(State(
+            quota: UIDQuota(limit: maxSubscribers, perUser: maxSubscribersPerUser), sequence: self.firstSequence - 1,
+            history: EventHistory(capacity: max(0, min(historySize, bufferSize - 1)))))
     }
 
-    public var subscriberCount: Int { lock.withLock { _ in subscribers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Subscribers dropped so far because they fell behind their buffer.
     public var droppedSubscribers: Int { dropped.withLock { $0 } }
 
     /// The id of the last event published (`firstSequence - 1` before any).
-    public var lastSequence: UInt64 { lock.withLock { _ in sequence } }
+    public var lastSequence: UInt64 { state.withLock { $0.sequence } }
 
     /// A new stream of every event from now on that `peer` may see. With `lastEventID` (the
     /// `Last-Event-ID` of a reconnecting client), the stream starts with the kept events after it
@@ -113,9 +116,9 @@ public final class EventBus: @unchecked Sendable {
     ) throws(SchedulerError) -> AsyncStream<DaemonEvent> {
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
         let id = UUID()
-        let refusal: SchedulerError? = lock.withLock { _ in
-            if closed { return .shuttingDown }
-            switch quota.take(peer.uid) {
+        let refusal: SchedulerError? = state.withLock { state in
+            if state.closed { return .shuttingDown }
+            switch state.quota.take(peer.uid) {
             case .global?: return .tooManySubscribers
             case .perUser?: return .tooManySubscribersForUser
             case nil: break
@@ -123,53 +126,36 @@ public final class EventBus: @unchecked Sendable {
             // Replayed under the lock, before the subscriber is registered: nothing published
             // meanwhile is missed or sent twice. The replay fits the buffer (capacity < bufferSize).
             if let lastEventID {
-                for event in replay(after: lastEventID, for: peer) { continuation.yield(event) }
+                for event in state.replay(after: lastEventID, for: peer, firstSequence: firstSequence) {
+                    continuation.yield(event)
+                }
             }
-            subscribers[id] = Subscriber(peer: peer, continuation: continuation, onDrop: onDrop)
+            state.subscribers[id] = Subscriber(peer: peer, continuation: continuation, onDrop: onDrop)
             return nil
         }
         if let refusal { throw refusal }
         continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.lock.withLock { _ in
-                if self.subscribers.removeValue(forKey: id) != nil { self.quota.release(peer.uid) }
+            self?.state.withLock { state in
+                if state.subscribers.removeValue(forKey: id) != nil { state.quota.release(peer.uid) }
             }
         }
         return stream
     }
 
-    /// What a subscriber resuming after `lastEventID` gets first (under the lock).
-    private func replay(after lastEventID: UInt64, for peer: PeerCredentials) -> [DaemonEvent] {
-        let oldestKept = history.first?.sequence ?? sequence + 1
-        let reason: String
-        if lastEventID < firstSequence - 1 || lastEventID > sequence {
-            reason = "unknownId"
-        } else if lastEventID + 1 < oldestKept {
-            reason = "expired"
-        } else {
-            return history.events(after: lastEventID).filter { $0.isVisible(to: peer) }
-        }
-        // Its id is the current one, so the client resumes from here next time.
-        var reset = DaemonEvent.make(Self.resetType, EventPayload.Reset(
-            reason: reason, lastEventId: String(lastEventID), oldestId: history.first.map { String($0.sequence) }))
-        reset.sequence = sequence
-        return [reset]
-    }
-
     public func publish(_ event: DaemonEvent) {
-        let laggards: [Subscriber] = lock.withLock { _ in
+        let laggards: [Subscriber] = state.withLock { state in
             var numbered = event
             if event.type != Self.keepAliveType {
-                sequence += 1
-                numbered.sequence = sequence
-                history.append(numbered)
+                state.sequence += 1
+                numbered.sequence = state.sequence
+                state.history.append(numbered)
             }
             var behind: [Subscriber] = []
-            for (id, subscriber) in subscribers where event.isVisible(to: subscriber.peer) {
+            for (id, subscriber) in state.subscribers where event.isVisible(to: subscriber.peer) {
                 if case .dropped = subscriber.continuation.yield(numbered) {
                     // Its buffer is full: it would silently miss events from now on. End it instead.
-                    subscribers.removeValue(forKey: id)
-                    quota.release(subscriber.peer.uid)
+                    state.subscribers.removeValue(forKey: id)
+                    state.quota.release(subscriber.peer.uid)
                     behind.append(subscriber)
                 }
             }
@@ -184,12 +170,32 @@ public final class EventBus: @unchecked Sendable {
 
     /// Ends every stream (shutdown); later subscriptions are refused.
     public func finishAll() {
-        let all: [AsyncStream<DaemonEvent>.Continuation] = lock.withLock { _ in
-            closed = true
-            defer { subscribers.removeAll() }
-            return subscribers.values.map(\.continuation)
+        let all: [AsyncStream<DaemonEvent>.Continuation] = state.withLock { state in
+            state.closed = true
+            defer { state.subscribers.removeAll() }
+            return state.subscribers.values.map(\.continuation)
         }
         for continuation in all { continuation.finish() }
+    }
+}
+
+extension EventBus.State {
+    /// What a subscriber resuming after `lastEventID` gets first.
+    fileprivate func replay(after lastEventID: UInt64, for peer: PeerCredentials, firstSequence: UInt64) -> [DaemonEvent] {
+        let oldestKept = history.first?.sequence ?? sequence + 1
+        let reason: String
+        if lastEventID < firstSequence - 1 || lastEventID > sequence {
+            reason = "unknownId"
+        } else if lastEventID + 1 < oldestKept {
+            reason = "expired"
+        } else {
+            return history.events(after: lastEventID).filter { $0.isVisible(to: peer) }
+        }
+        // Its id is the current one, so the client resumes from here next time.
+        var reset = DaemonEvent.make(EventBus.resetType, EventPayload.Reset(
+            reason: reason, lastEventId: String(lastEventID), oldestId: history.first.map { String($0.sequence) }))
+        reset.sequence = sequence
+        return [reset]
     }
 }
 

@@ -1,66 +1,69 @@
 import FoundationEssentials
 import Synchronization
 import MRTDClient
+import MRTDCore
 
 /// Counters and gauges for `GET /metrics` (Prometheus text exposition format 0.0.4).
-// Invariant: every var is only touched inside `lock.withLock`.
-public final class DaemonMetrics: @unchecked Sendable {
-    private let lock = Mutex(())
-    private var readsByOutcome: [String: Int] = [:]
-    private var errorsByCode: [String: Int] = [:]
-    private var requestsByStatus: [Int: Int] = [:]
-    private var apdus = 0
-    private var durationBuckets: [Double: Int] = [:]
-    private var durationSum = 0.0
-    private var durationCount = 0
-    private var connectionsRefused = 0
-    private var transcriptsWritten = 0
-    private var transcriptsFailed = 0
-    /// Scanned or pushed MRZs (issue 28): captured, corrected (captured with a look-alike fixed),
-    /// rejected (no read started), line errors. Counts only, never content.
-    private var mrzByOutcome: [String: Int] = [:]
+public final class DaemonMetrics: Sendable {
+    private struct Counters {
+        var readsByOutcome: [String: Int] = [:]
+        var errorsByCode: [String: Int] = [:]
+        var requestsByStatus: [Int: Int] = [:]
+        var apdus = 0
+        var durationBuckets: [Double: Int] = [:]
+        var durationSum = 0.0
+        var durationCount = 0
+        var connectionsRefused = 0
+        var transcriptsWritten = 0
+        var transcriptsFailed = 0
+        /// Scanned or pushed MRZs (issue 28): captured, corrected (captured with a look-alike fixed),
+        /// rejected (no read started), line errors. Counts only, never content.
+        var mrzByOutcome: [String: Int] = [:]
+    }
+
+    private let counters = Mutex(Counters())
     static let mrzOutcomes = ["captured", "corrected", "rejected", "lineError"]
     static let buckets: [Double] = [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]
 
     public init() {}
 
     func recordRead(outcome: String, seconds: Double?, apdus count: Int, errorCode: String?) {
-        lock.withLock { _ in
-            readsByOutcome[outcome, default: 0] += 1
-            apdus += count
-            if let code = errorCode { errorsByCode[code, default: 0] += 1 }
+        counters.withLock { c in
+            c.readsByOutcome[outcome, default: 0] += 1
+            c.apdus += count
+            if let code = errorCode { c.errorsByCode[code, default: 0] += 1 }
             if let seconds {
-                durationSum += seconds
-                durationCount += 1
-                for bucket in Self.buckets where seconds <= bucket { durationBuckets[bucket, default: 0] += 1 }
+                c.durationSum += seconds
+                c.durationCount += 1
+                for bucket in Self.buckets where seconds <= bucket { c.durationBuckets[bucket, default: 0] += 1 }
             }
         }
     }
 
     func recordRequest(status: Int, errorCode: String?) {
-        lock.withLock { _ in
-            requestsByStatus[status, default: 0] += 1
-            if let code = errorCode { errorsByCode[code, default: 0] += 1 }
+        counters.withLock { c in
+            c.requestsByStatus[status, default: 0] += 1
+            if let code = errorCode { c.errorsByCode[code, default: 0] += 1 }
         }
     }
 
     func recordTranscript(written: Bool) {
-        lock.withLock { _ in
-            if written { transcriptsWritten += 1 } else { transcriptsFailed += 1 }
+        counters.withLock { c in
+            if written { c.transcriptsWritten += 1 } else { c.transcriptsFailed += 1 }
         }
     }
 
     func recordMRZ(_ outcome: String) {
-        lock.withLock { _ in mrzByOutcome[outcome, default: 0] += 1 }
+        counters.withLock { c in c.mrzByOutcome[outcome, default: 0] += 1 }
     }
 
     /// Transcripts written and failed so far (`record-directory`).
     var transcripts: (written: Int, failed: Int) {
-        lock.withLock { _ in (transcriptsWritten, transcriptsFailed) }
+        counters.withLock { c in (c.transcriptsWritten, c.transcriptsFailed) }
     }
 
     func recordRefusedConnection() {
-        lock.withLock { _ in connectionsRefused += 1 }
+        counters.withLock { c in c.connectionsRefused += 1 }
     }
 
     /// Gauges read at scrape time.
@@ -75,39 +78,39 @@ public final class DaemonMetrics: @unchecked Sendable {
     }
 
     func render(_ gauges: Gauges) -> String {
-        lock.withLock { _ in
+        counters.withLock { c in
             var out = ""
             func family(_ name: String, _ type: String, _ help: String) {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             }
             family("mrtdd_reads_total", "counter", "Reads finished, by outcome (valid, invalid, unverified, failed, cancelled).")
             for outcome in ["valid", "invalid", "unverified", "failed", "cancelled"] {
-                out += "mrtdd_reads_total{outcome=\"\(outcome)\"} \(readsByOutcome[outcome, default: 0])\n"
+                out += "mrtdd_reads_total{outcome=\"\(outcome)\"} \(c.readsByOutcome[outcome, default: 0])\n"
             }
             family("mrtdd_read_duration_seconds", "histogram", "Duration of chip sessions.")
             for bucket in Self.buckets {
-                out += "mrtdd_read_duration_seconds_bucket{le=\"\(bucket)\"} \(durationBuckets[bucket, default: 0])\n"
+                out += "mrtdd_read_duration_seconds_bucket{le=\"\(bucket)\"} \(c.durationBuckets[bucket, default: 0])\n"
             }
-            out += "mrtdd_read_duration_seconds_bucket{le=\"+Inf\"} \(durationCount)\n"
-            out += "mrtdd_read_duration_seconds_sum \(durationSum)\nmrtdd_read_duration_seconds_count \(durationCount)\n"
+            out += "mrtdd_read_duration_seconds_bucket{le=\"+Inf\"} \(c.durationCount)\n"
+            out += "mrtdd_read_duration_seconds_sum \(c.durationSum)\nmrtdd_read_duration_seconds_count \(c.durationCount)\n"
             family("mrtdd_apdus_total", "counter", "Command/response exchanges with chips.")
-            out += "mrtdd_apdus_total \(apdus)\n"
+            out += "mrtdd_apdus_total \(c.apdus)\n"
             family("mrtdd_errors_total", "counter", "Errors by stable code (read failures and API errors).")
-            for (code, n) in errorsByCode.sorted(by: { $0.key < $1.key }) {
+            for (code, n) in c.errorsByCode.sorted(by: { $0.key < $1.key }) {
                 out += "mrtdd_errors_total{code=\"\(code)\"} \(n)\n"
             }
             family("mrtdd_http_requests_total", "counter", "API requests answered, by status.")
-            for (status, n) in requestsByStatus.sorted(by: { $0.key < $1.key }) {
+            for (status, n) in c.requestsByStatus.sorted(by: { $0.key < $1.key }) {
                 out += "mrtdd_http_requests_total{status=\"\(status)\"} \(n)\n"
             }
             family("mrtdd_connections_refused_total", "counter", "Connections refused with 429 (too many clients).")
-            out += "mrtdd_connections_refused_total \(connectionsRefused)\n"
+            out += "mrtdd_connections_refused_total \(c.connectionsRefused)\n"
             family("mrtdd_transcripts_total", "counter", "Session transcripts written to record-directory, by outcome (written, failed).")
-            out += "mrtdd_transcripts_total{outcome=\"written\"} \(transcriptsWritten)\n"
-            out += "mrtdd_transcripts_total{outcome=\"failed\"} \(transcriptsFailed)\n"
+            out += "mrtdd_transcripts_total{outcome=\"written\"} \(c.transcriptsWritten)\n"
+            out += "mrtdd_transcripts_total{outcome=\"failed\"} \(c.transcriptsFailed)\n"
             family("mrtdd_mrz_total", "counter", "MRZs from scanners and POST /v1/mrz, by outcome (captured, corrected: captured with a look-alike character fixed, rejected: no read started, lineError).")
             for outcome in Self.mrzOutcomes {
-                out += "mrtdd_mrz_total{outcome=\"\(outcome)\"} \(mrzByOutcome[outcome, default: 0])\n"
+                out += "mrtdd_mrz_total{outcome=\"\(outcome)\"} \(c.mrzByOutcome[outcome, default: 0])\n"
             }
             family("mrtdd_readers", "gauge", "Readers attached.")
             out += "mrtdd_readers \(gauges.readers)\n"
@@ -168,8 +171,7 @@ public final class DaemonMetrics: @unchecked Sendable {
             }
             out += "# HELP mrtdd_trust_source_last_success 1 when a source's last trust update installed it or found it current, 0 when it was refused or not fetched.\n# TYPE mrtdd_trust_source_last_success gauge\n"
             for source in sources {
-                let ok = source.outcome == "installed" || source.outcome == "unchanged"
-                out += "mrtdd_trust_source_last_success{source=\"\(label(source.source))\",outcome=\"\(label(source.outcome))\"} \(ok ? 1 : 0)\n"
+                out += "mrtdd_trust_source_last_success{source=\"\(label(source.source))\",outcome=\"\(source.outcome.rawValue)\"} \(source.outcome.succeeded ? 1 : 0)\n"
             }
         }
         out += "# HELP mrtdd_trust_reloads_total Trust store reloads, by outcome.\n# TYPE mrtdd_trust_reloads_total counter\n"

@@ -3,6 +3,7 @@ public import Logging
 public import MRTDVerification
 import Synchronization
 public import MRTDClient
+import MRTDCore
 
 /// The trust store passive authentication uses, swapped atomically on reload (SIGHUP,
 /// `systemctl reload mrtdd`).
@@ -147,12 +148,10 @@ public final class TrustManager: Sendable {
         var out: [TrustSourceStatus] = []
         for path in paths {
             // A file path has no state file beside it: load finds none.
-            for source in TrustUpdateState.load(directory: path).sources {
-                var status = TrustSourceStatus(source: source.source, lastAttempt: source.lastAttempt, outcome: source.outcome)
-                status.error = source.error
-                status.lastSuccess = source.lastSuccess
-                status.issued = source.issued
-                status.ageDays = source.issued.flatMap(ISOTime.parse).map { Int(date.timeIntervalSince($0) / 86_400) }
+            for var status in TrustUpdateState.load(directory: path).sources {
+                // The files it installed stay in the state file; health tells their age instead.
+                status.files = nil
+                status.ageDays = status.issued.flatMap(ISOTime.parse).map { Int(date.timeIntervalSince($0) / 86_400) }
                 out.append(status)
             }
         }

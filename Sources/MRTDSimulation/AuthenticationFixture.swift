@@ -222,41 +222,44 @@ public struct AuthenticationFixture: Sendable {
 }
 
 /// Keys generated once per process (RSA generation is the slow part).
-// Invariant: the two key dictionaries are only touched inside `lock.withLock`.
-final class AuthenticationFixtureKeys: @unchecked Sendable {
+final class AuthenticationFixtureKeys: Sendable {
     static let shared = AuthenticationFixtureKeys()
-    private let lock = Mutex(())
-    private var chipAuthentication: [String: (pair: KeyAgreementKeyPair, privateKey: [UInt8])] = [:]
-    private var activeAuthentication: [String: PrivateKey] = [:]
+
+    private struct Keys {
+        var chipAuthentication: [String: (pair: KeyAgreementKeyPair, privateKey: [UInt8])] = [:]
+        var activeAuthentication: [String: PrivateKey] = [:]
+    }
+
+    private let keys = Mutex(Keys())
 
     /// A CA key: the private key drawn by the chip's own group (`MRTDChipCrypto`), and the product's
     /// pair of the same key for DG14's SubjectPublicKeyInfo.
     func chipAuthenticationKey(id: Int, slot: Int) throws -> (pair: KeyAgreementKeyPair, privateKey: [UInt8]) {
-        try lock.withLock { _ in
+        try keys.withLock { keys in
             let name = "\(id)/\(slot)"
-            if let cached = chipAuthentication[name] { return cached }
+            if let cached = keys.chipAuthentication[name] { return cached }
             let privateKey = try ChipGroups.make(.standardized(id)).generatePrivateKey(random: ChipRandom.bytes)
             let domain = try KeyAgreementKeyPair.generate(standardizedDomainParameterID: id).publicKey
             let key = (pair: try KeyAgreementKeyPair(privateKey: privateKey, on: domain), privateKey: privateKey)
-            chipAuthentication[name] = key
+            keys.chipAuthentication[name] = key
             return key
         }
     }
 
     func rsaKey(bits: Int) throws -> PrivateKey {
-        try lock.withLock { _ in
-            if let cached = activeAuthentication["rsa\(bits)"] { return cached }
+        try keys.withLock { keys in
+            if let cached = keys.activeAuthentication["rsa\(bits)"] { return cached }
             let key = try PrivateKey.generateRSA(bits: bits)
-            activeAuthentication["rsa\(bits)"] = key
+            keys.activeAuthentication["rsa\(bits)"] = key
             return key
         }
     }
 
     func ecKey(curveID: Int) throws -> PrivateKey {
-        try lock.withLock { _ in
-            if let cached = activeAuthentication["ec\(curveID)"] { return cached }
+        try keys.withLock { keys in
+            if let cached = keys.activeAuthentication["ec\(curveID)"] { return cached }
             let key = try PrivateKey.generateEC(standardizedDomainParameterID: curveID)
-            activeAuthentication["ec\(curveID)"] = key
+            keys.activeAuthentication["ec\(curveID)"] = key
             return key
         }
     }

@@ -8,8 +8,7 @@ import Synchronization
 ///
 /// Every `connect` powers the card up afresh (a new `VirtualChip` from the inserted configuration),
 /// as a real reader's cold reset does, so a card left on the reader can be read again and again.
-// Invariant: all mutable state sits in `state` (a Mutex); the other stored properties are immutable.
-public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
+public final class VirtualReaderBackend: ReaderBackend, Sendable {
     public let kind = ReaderBackendKind.virtual
 
     private struct Card {
@@ -252,15 +251,13 @@ public final class VirtualReaderBackend: ReaderBackend, @unchecked Sendable {
 }
 
 /// A connection to a card on a virtual reader.
-// Invariant: `closed` is only touched inside `lock.withLock`; the rest is immutable.
-final class VirtualCardConnection: CardConnection, @unchecked Sendable {
+final class VirtualCardConnection: CardConnection, Sendable {
     let reader: ReaderDescriptor
     let atr: [UInt8]
     private let backend: VirtualReaderBackend
     private let generation: Int
     private let chip: VirtualChip
-    private let lock = Mutex(())
-    private var closed = false
+    private let closed = Mutex(false)
 
     init(backend: VirtualReaderBackend, reader: ReaderDescriptor, atr: [UInt8], generation: Int, chip: VirtualChip) {
         self.backend = backend
@@ -273,7 +270,7 @@ final class VirtualCardConnection: CardConnection, @unchecked Sendable {
     var capabilities: TransportCapabilities { reader.capabilities }
 
     func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-        let isClosed = lock.withLock { _ in closed }
+        let isClosed = closed.withLock { $0 }
         if isClosed { throw TransportError.readerUnavailable("connection closed") }
         let latency = backend.latency(reader: reader.name)
         if latency > .zero {
@@ -284,11 +281,11 @@ final class VirtualCardConnection: CardConnection, @unchecked Sendable {
             }
         }
         guard backend.exchange(reader: reader.name, generation: generation) else { throw TransportError.cardRemoved }
-        if lock.withLock({ _ in closed }) { throw TransportError.readerUnavailable("connection closed") }
+        if closed.withLock({ $0 }) { throw TransportError.readerUnavailable("connection closed") }
         return try await chip.transmit(command)
     }
 
     func close() async {
-        lock.withLock { _ in closed = true }
+        closed.withLock { $0 = true }
     }
 }

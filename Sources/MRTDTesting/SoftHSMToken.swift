@@ -5,8 +5,7 @@ import Synchronization
 /// A SoftHSM2 token for tests (Debian `softhsm2`): one per test process, in a private
 /// `SOFTHSM2_CONF` under the temporary directory (the module reads it once, when first initialised).
 /// Keys are imported with `softhsm2-util --import` of a PKCS #8 PEM, as an operator would.
-// Invariant: `shared` and every token's `imported` are only touched inside `Self.lock.withLock`.
-public final class SoftHSMToken: @unchecked Sendable {
+public final class SoftHSMToken: Sendable {
     public static let module = "/usr/lib/softhsm/libsofthsm2.so"
     public static let util = "/usr/bin/softhsm2-util"
     public static let label = "mrtdd-test"
@@ -17,19 +16,24 @@ public final class SoftHSMToken: @unchecked Sendable {
         public let description: String
     }
 
-    private static let lock = Mutex(())
-    nonisolated(unsafe) private static var shared: SoftHSMToken?
+    /// The process's token once made.
+    private static let shared = Mutex<SoftHSMToken?>(nil)
 
     public let directory: URL
-    private var imported: [String: String] = [:]
+    /// The objects imported so far and their CKA_IDs.
+    private let imported = Mutex<[String: String]>([:])
 
     /// The process's token, made on first use.
     public static func token() throws -> SoftHSMToken {
-        try lock.withLock { _ in try makeToken() }
+        try shared.withLock { shared in
+            if let token = shared { return token }
+            let token = try makeToken()
+            shared = token
+            return token
+        }
     }
 
     private static func makeToken() throws -> SoftHSMToken {
-        if let shared { return shared }
         guard FileManager.default.fileExists(atPath: module), FileManager.default.fileExists(atPath: util) else {
             throw Unavailable(description: "SoftHSM2 (\(module), \(util)) is not installed: apt-get install softhsm2 (scripts/setup)")
         }
@@ -40,9 +44,7 @@ public final class SoftHSMToken: @unchecked Sendable {
             .write(to: conf, atomically: true, encoding: .utf8)
         setenv("SOFTHSM2_CONF", conf.path, 1)
         try run(["--init-token", "--free", "--label", label, "--pin", pin, "--so-pin", "5678"])
-        let token = SoftHSMToken(directory: dir)
-        shared = token
-        return token
+        return SoftHSMToken(directory: dir)
     }
 
     private init(directory: URL) {
@@ -51,12 +53,8 @@ public final class SoftHSMToken: @unchecked Sendable {
 
     /// Imports `key` under `object` (once) and returns its RFC 7512 URI.
     public func uri(importing key: PrivateKey, as object: String, pin: String = SoftHSMToken.pin) throws -> String {
-        try Self.lock.withLock { _ in try importOnce(key, as: object) }
-        return Self.uri(object: object, pin: pin)
-    }
-
-    private func importOnce(_ key: PrivateKey, as object: String) throws {
-        if imported[object] == nil {
+        try imported.withLock { imported in
+            guard imported[object] == nil else { return }
             let pem = directory.appendingPathComponent("\(object).pem")
             let text = "-----BEGIN PRIVATE KEY-----\n" + Data(try key.pkcs8()).base64EncodedString(options: .lineLength64Characters)
                 + "\n-----END PRIVATE KEY-----\n"
@@ -66,6 +64,7 @@ public final class SoftHSMToken: @unchecked Sendable {
             try Self.run(["--import", pem.path, "--token", Self.label, "--label", object, "--id", id, "--pin", Self.pin])
             imported[object] = id
         }
+        return Self.uri(object: object, pin: pin)
     }
 
     public static func uri(object: String, pin: String = SoftHSMToken.pin) -> String {

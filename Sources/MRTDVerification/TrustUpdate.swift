@@ -262,32 +262,9 @@ public enum TrustUpdate {
 public struct TrustUpdateState: Codable, Sendable, Equatable {
     public static let fileName = ".trust-update.json"
 
-    public struct Source: Codable, Sendable, Equatable {
-        /// The URL (without user information) or file.
-        public var source: String
-        /// When the last attempt was made (ISO 8601).
-        public var lastAttempt: String
-        /// `installed`, `unchanged`, `refused` (a bad source), `unavailable` (not fetched).
-        public var outcome: String
-        /// The error code and message of a refused or unavailable source.
-        public var error: String?
-        /// The last attempt that succeeded (`installed` or `unchanged`).
-        public var lastSuccess: String?
-        /// The newest issue date of what the source installed (signingTime, or a CRL's thisUpdate).
-        public var issued: String?
-        /// Files the source installed, relative to the trust directory.
-        public var files: [String]?
+    public var sources: [TrustSourceStatus]
 
-        public init(source: String, lastAttempt: String, outcome: String) {
-            self.source = source
-            self.lastAttempt = lastAttempt
-            self.outcome = outcome
-        }
-    }
-
-    public var sources: [Source]
-
-    public init(sources: [Source] = []) { self.sources = sources }
+    public init(sources: [TrustSourceStatus] = []) { self.sources = sources }
 
     /// The state of `directory`, empty when there is none or it does not decode.
     public static func load(directory: String) -> TrustUpdateState {

@@ -84,7 +84,8 @@ extension Trust {
             for source in list {
                 let shown = TrustFetcher.redacted(source)
                 let now = Date()
-                var record = state.sources.first { $0.source == shown } ?? .init(source: shown, lastAttempt: "", outcome: "")
+                // The outcome is set below on every path.
+                var record = state.sources.first { $0.source == shown } ?? .init(source: shown, lastAttempt: "", outcome: .unavailable)
                 record.lastAttempt = UTCStamp.string(now)
                 do throws(TrustUpdateError) {
                     let bytes = try await acquire(source, limits: limits)
@@ -101,7 +102,7 @@ extension Trust {
                         }
                         installedAny = true
                     }
-                    record.outcome = changed.isEmpty ? "unchanged" : "installed"
+                    record.outcome = changed.isEmpty ? .unchanged : .installed
                     record.error = nil
                     record.lastSuccess = record.lastAttempt
                     if let newest = planned.map(\.issued).max() { record.issued = UTCStamp.string(newest) }
@@ -112,7 +113,7 @@ extension Trust {
                 } catch {
                     let fetchFailure = error.errorCode == .trustUpdateFetchFailed
                     if fetchFailure { unavailable += 1 } else { refused += 1 }
-                    record.outcome = fetchFailure ? "unavailable" : "refused"
+                    record.outcome = fetchFailure ? .unavailable : .refused
                     record.error = error.description
                     StandardError.write("\(shown): \(fetchFailure ? "not fetched" : "REFUSED"), nothing installed from it: \(error)\n")
                 }

@@ -219,7 +219,7 @@ import HTTPTypes
         let health = try await daemon.client.health().trustStore
         let source = try #require(health.updateSources?.first)
         #expect(source.source == server.url("uw.zip"))
-        #expect(source.outcome == "installed")
+        #expect(source.outcome == .installed)
         #expect(source.ageDays == 1)
         #expect(source.error == nil)
         let metrics = try await TrustReloadTests.metrics(daemon.client)
@@ -232,7 +232,7 @@ import HTTPTypes
         #expect(again == 0, "\(againOutput)")
         #expect(againOutput.contains("already installed masterlists/UW.ml"))
         #expect(try Self.snapshot(trust) == before)
-        #expect(try Self.state(trust).sources.first?.outcome == "unchanged")
+        #expect(try Self.state(trust).sources.first?.outcome == .unchanged)
         try await daemon.stop()
     }
 
@@ -269,7 +269,7 @@ import HTTPTypes
             #expect(output.contains("nothing installed from it"), "\(test.name): \(output)")
             #expect(try Self.snapshot(trust) == before, "\(test.name): the trust directory is unchanged")
             let record = try #require(try Self.state(trust).sources.first { $0.source == server.url(test.name) })
-            #expect(record.outcome == (test.code == .trustUpdateFetchFailed ? "unavailable" : "refused"))
+            #expect(record.outcome == (test.code == .trustUpdateFetchFailed ? .unavailable : .refused))
             #expect(record.error?.hasPrefix(test.code.rawValue) == true)
         }
         // A good source beside a bad one: the good one is installed, the bad one is not, exit 1.
@@ -358,7 +358,7 @@ import HTTPTypes
         #expect(installed.succeeded, "\(installed.error ?? "")")
         let health = try await client.health().trustStore
         let source = try #require(health.updateSources?.first)
-        #expect(source.source == newer.path && source.outcome == "installed" && source.ageDays == 3)
+        #expect(source.source == newer.path && source.outcome == .installed && source.ageDays == 3)
         #expect(health.countries?.contains("UU") == true)
 
         // A refused source changes no trust, and the reload after it shows the refusal.
@@ -372,7 +372,7 @@ import HTTPTypes
             return summary.updateSources?.contains { $0.source == older.path } == true ? summary : nil
         }
         #expect(after.lastReload?.succeeded == true)
-        #expect(after.updateSources?.first { $0.source == older.path }?.outcome == "refused")
+        #expect(after.updateSources?.first { $0.source == older.path }?.outcome == .refused)
         #expect(after.updateSources?.first { $0.source == older.path }?.error?.hasPrefix("trustUpdateOlderThanInstalled") == true)
         #expect(after.countries?.contains("UU") == true, "the refused list changed nothing")
         let metrics = String(decoding: try await client.send(.get, "/metrics").body, as: UTF8.self)

@@ -50,10 +50,6 @@ public struct ChipAuthenticationDomainParameterInfo: SecurityInfoCoding, Sendabl
     }
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
-        try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(protocolOID)
-            try coder.serialize(domainParameter)
-            if let keyID { try coder.serialize(keyID) }
-        }
+        try coder.appendSecurityInfo(identifier, protocol: protocolOID, trailing: keyID) { try $0.serialize(domainParameter) }
     }
 }

@@ -48,10 +48,6 @@ public struct ChipAuthenticationInfo: SecurityInfoCoding, Sendable, Hashable {
     }
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
-        try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(protocolOID)
-            try coder.serialize(version)
-            if let keyID { try coder.serialize(keyID) }
-        }
+        try coder.appendSecurityInfo(identifier, protocol: protocolOID, trailing: keyID) { try $0.serialize(version) }
     }
 }

@@ -88,10 +88,6 @@ public struct ChipAuthenticationPublicKeyInfo: SecurityInfoCoding, Sendable, Has
     }
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
-        try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(protocolOID)
-            coder.serializeRawBytes(subjectPublicKeyInfo)
-            if let keyID { try coder.serialize(keyID) }
-        }
+        try coder.appendSecurityInfo(identifier, protocol: protocolOID, trailing: keyID) { $0.serializeRawBytes(subjectPublicKeyInfo) }
     }
 }

@@ -59,10 +59,6 @@ public struct PACEDomainParameterInfo: SecurityInfoCoding, Sendable, Hashable {
     }
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
-        try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(protocolOID)
-            try coder.serialize(domainParameter)
-            if let parameterID { try coder.serialize(parameterID) }
-        }
+        try coder.appendSecurityInfo(identifier, protocol: protocolOID, trailing: parameterID) { try $0.serialize(domainParameter) }
     }
 }

@@ -52,10 +52,6 @@ public struct PACEInfo: SecurityInfoCoding, Sendable, Hashable {
     }
 
     public func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
-        try coder.appendConstructedNode(identifier: identifier) { coder in
-            try coder.serialize(protocolOID)
-            try coder.serialize(version)
-            if let parameterID { try coder.serialize(parameterID) }
-        }
+        try coder.appendSecurityInfo(identifier, protocol: protocolOID, trailing: parameterID) { try $0.serialize(version) }
     }
 }

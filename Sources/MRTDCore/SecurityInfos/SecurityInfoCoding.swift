@@ -19,6 +19,22 @@ extension SecurityInfoCoding {
     }
 }
 
+extension DER.Serializer {
+    /// `SEQUENCE { protocol OBJECT IDENTIFIER, <one element>, INTEGER OPTIONAL }`: the shape of
+    /// PACEInfo, PACEDomainParameterInfo and the Chip Authentication infos (Doc 9303-11 §9.2,
+    /// TR-03110-3 §A.1.1), the trailing INTEGER a parameterId or keyId.
+    mutating func appendSecurityInfo(
+        _ identifier: ASN1Identifier, protocol oid: ASN1ObjectIdentifier, trailing integer: Int?,
+        element: (inout DER.Serializer) throws -> Void
+    ) throws {
+        try appendConstructedNode(identifier: identifier) { coder in
+            try coder.serialize(oid)
+            try element(&coder)
+            if let integer { try coder.serialize(integer) }
+        }
+    }
+}
+
 /// An unsigned INTEGER's magnitude without leading zero bytes (at least one byte).
 func unsignedMagnitude(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
     let trimmed = bytes.drop { $0 == 0 }

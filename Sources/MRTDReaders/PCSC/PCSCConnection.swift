@@ -7,8 +7,7 @@ import MRTDPlatform
 /// A session with the card on one PC/SC reader: its own context, a shared connection inside a
 /// transaction held until `close()` (so no other PC/SC client can interleave APDUs into secure
 /// messaging), and a dedicated thread for every blocking call.
-// Invariant: `closed` and the capabilities are only touched inside `lock.withLock`; `buffer` only on `worker`.
-final class PCSCConnection: CardConnection, @unchecked Sendable {
+final class PCSCConnection: CardConnection, Sendable {
     let reader: ReaderDescriptor
     let atr: [UInt8]
 
@@ -17,16 +16,21 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
     private let card: PCSCContext.Card
     private let options: PCSCOptions
     private let registry: ConnectionRegistry
-    private let lock = Mutex(())
-    private var closed = false
-    private var _capabilities: TransportCapabilities
-    /// Whether `_capabilities.extendedLength` is a guess to drop on the first failure.
-    private var extendedLengthTentative: Bool
-    /// The response buffer, used only on `worker`.
-    private var buffer: [UInt8]
+
+    private struct State {
+        var closed = false
+        var capabilities: TransportCapabilities
+        /// Whether `capabilities.extendedLength` is a guess to drop on the first failure.
+        var extendedLengthTentative: Bool
+        /// The response buffer, used only on `worker`: taken out for an exchange, so
+        /// that no lock is held during `SCardTransmit`, and put back after it.
+        var buffer: [UInt8]
+    }
+
+    private let state: Mutex<State>
 
     var capabilities: TransportCapabilities {
-        lock.withLock { _ in _capabilities }
+        state.withLock { $0.capabilities }
     }
 
     private init(
@@ -40,10 +44,10 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
         self.card = card
         self.options = options
         self.registry = registry
-        _capabilities = capabilities
-        extendedLengthTentative = tentative
+        state = Mutex(State(
+            capabilities: capabilities, extendedLengthTentative: tentative,
+            buffer: [UInt8](repeating: 0, count: Int(mrtd_max_buffer_size_extended()))))
         self.reader = reader
-        buffer = [UInt8](repeating: 0, count: Int(mrtd_max_buffer_size_extended()))
         registry.opened()
     }
 
@@ -122,7 +126,7 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
         guard command.count <= caps.maxCommandLength else {
             throw TransportError.commandTooLong(command.count, max: caps.maxCommandLength)
         }
-        let isClosed = lock.withLock { _ in closed }
+        let isClosed = state.withLock { $0.closed }
         guard !isClosed else { throw TransportError.cardRemoved }
         do {
             return try await worker.run { [self] () throws(TransportError) -> [UInt8] in
@@ -137,6 +141,11 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
     private func exchange(_ command: [UInt8]) throws(TransportError) -> [UInt8] {
         let failure: PCSCStatus
         do throws(PCSCStatus) {
+            var buffer = state.withLock { state in
+                defer { state.buffer = [] }
+                return state.buffer
+            }
+            defer { state.withLock { $0.buffer = buffer } }
             let response = try card.transmit(command, buffer: &buffer)
             // ISO/IEC 7816-4 §5.1: every response ends with SW1-SW2. Drivers (vpcd among them)
             // report a card that vanished mid-exchange as an empty answer.
@@ -157,10 +166,10 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
             throw status.transportError
         case .cardPresent:
             // The card is still there: an extended APDU the reader could not carry.
-            if Self.isExtended(command) && lock.withLock({ _ in extendedLengthTentative }) {
-                lock.withLock { _ in
-                    _capabilities = .shortOnly
-                    extendedLengthTentative = false
+            if Self.isExtended(command) && state.withLock({ $0.extendedLengthTentative }) {
+                state.withLock { state in
+                    state.capabilities = .shortOnly
+                    state.extendedLengthTentative = false
                 }
                 // ISO/IEC 7816-4 §5.6: 6700 "wrong length", as a chip refusing extended length answers.
                 return [0x67, 0x00]
@@ -219,9 +228,9 @@ final class PCSCConnection: CardConnection, @unchecked Sendable {
     }
 
     private func markClosed() -> Bool {
-        lock.withLock { _ in
-            if closed { return false }
-            closed = true
+        state.withLock { state in
+            if state.closed { return false }
+            state.closed = true
             return true
         }
     }

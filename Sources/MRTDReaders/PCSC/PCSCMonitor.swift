@@ -8,25 +8,29 @@ import MRTDPlatform
 /// Watches pcscd on its own thread: reader arrival and removal through the `\\?PnP?\Notification`
 /// pseudo-reader, card insertion and removal through `SCardGetStatusChange` (blocking, no polling),
 /// pcscd going away and coming back. Fans the events out to every subscriber.
-// Invariant: the vars are only touched inside `lock.withLock`; the monitor thread is started once (`started`).
-final class PCSCMonitor: @unchecked Sendable {
+// The monitor thread is started once (`started`).
+final class PCSCMonitor: Sendable {
     static let pnpReader = "\\\\?PnP?\\Notification"
 
     private let options: PCSCOptions
     private let describe: @Sendable (PCSCContext, String) -> ReaderDescriptor
-    private let lock = Mutex(())
-    private var started = false
-    private var stopping = false
-    private var finished = false
-    private var context: PCSCContext?
-    private var subscribers: [Int: AsyncStream<ReaderEvent>.Continuation] = [:]
-    private var nextSubscriber = 0
-    // The state subscribers are told about.
-    private var readerOrder: [String] = []
-    private var readers: [String: ReaderDescriptor] = [:]
-    private var cards: [String: [UInt8]] = [:]
-    private var available = true
-    private var unavailableReason = ""
+
+    fileprivate struct State {
+        var started = false
+        var stopping = false
+        var finished = false
+        var context: PCSCContext?
+        var subscribers: [Int: AsyncStream<ReaderEvent>.Continuation] = [:]
+        var nextSubscriber = 0
+        // The state subscribers are told about.
+        var readerOrder: [String] = []
+        var readers: [String: ReaderDescriptor] = [:]
+        var cards: [String: [UInt8]] = [:]
+        var available = true
+        var unavailableReason = ""
+    }
+
+    private let state = Mutex(State())
     /// Signalled once by `shutdown()` to cut a retry delay short.
     private let retryWait = DispatchSemaphore(value: 0)
 
@@ -38,25 +42,25 @@ final class PCSCMonitor: @unchecked Sendable {
     /// A new subscriber's stream, starting with the current state. Starts the monitor thread.
     func subscribe() -> AsyncStream<ReaderEvent> {
         let (stream, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .unbounded)
-        let startThread: Bool = lock.withLock { _ in
-            if finished || stopping {
+        let startThread: Bool = state.withLock { state in
+            if state.finished || state.stopping {
                 continuation.finish()
                 return false
             }
-            if !available { continuation.yield(.backendUnavailable(.pcsc, reason: unavailableReason)) }
-            for name in readerOrder {
-                guard let descriptor = readers[name] else { continue }
+            if !state.available { continuation.yield(.backendUnavailable(.pcsc, reason: state.unavailableReason)) }
+            for name in state.readerOrder {
+                guard let descriptor = state.readers[name] else { continue }
                 continuation.yield(.readerAdded(descriptor))
-                if let atr = cards[name] { continuation.yield(.cardInserted(reader: name, atr: atr)) }
+                if let atr = state.cards[name] { continuation.yield(.cardInserted(reader: name, atr: atr)) }
             }
-            let id = nextSubscriber
-            nextSubscriber += 1
-            subscribers[id] = continuation
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[id] = continuation
             continuation.onTermination = { [weak self] _ in
-                self?.lock.withLock { _ in _ = self?.subscribers.removeValue(forKey: id) }
+                self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
             }
-            defer { started = true }
-            return !started
+            defer { state.started = true }
+            return !state.started
         }
         if startThread {
             BlockingThread.detach(name: "pcsc-monitor") { [self] in run() }
@@ -65,19 +69,19 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     /// Whether pcscd answered the last time the monitor asked.
-    var isServiceAvailable: Bool { lock.withLock { _ in available } }
+    var isServiceAvailable: Bool { state.withLock { $0.available } }
 
     /// Cancels the blocking wait (`SCardCancel`), ends the thread and every subscriber's stream.
     func shutdown() async {
-        let wasStarted: Bool = lock.withLock { _ in
-            stopping = true
-            return started
+        let wasStarted: Bool = state.withLock { state in
+            state.stopping = true
+            return state.started
         }
         wakeRetry()
         if wasStarted {
             // SCardCancel only interrupts a wait already in progress: repeat until the thread is out.
             for _ in 0..<100 {
-                let (done, current) = lock.withLock { _ in (finished, context) }
+                let (done, current) = state.withLock { ($0.finished, $0.context) }
                 if done { break }
                 current?.cancel()
                 try? await Task.sleep(for: .milliseconds(20))
@@ -87,15 +91,15 @@ final class PCSCMonitor: @unchecked Sendable {
     }
 
     private func finishSubscribers() {
-        let all: [AsyncStream<ReaderEvent>.Continuation] = lock.withLock { _ in
-            finished = true
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+        let all: [AsyncStream<ReaderEvent>.Continuation] = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
         }
         for continuation in all { continuation.finish() }
     }
 
-    private var isStopping: Bool { lock.withLock { _ in stopping } }
+    private var isStopping: Bool { state.withLock { $0.stopping } }
 
     // MARK: - The monitor thread
 
@@ -113,9 +117,9 @@ final class PCSCMonitor: @unchecked Sendable {
                 delay = min(delay * 2, options.maxRetryDelay)
                 continue
             }
-            let published: Bool = lock.withLock { _ in
-                guard !stopping else { return false }
-                self.context = context
+            let published: Bool = state.withLock { state in
+                guard !state.stopping else { return false }
+                state.context = context
                 return true
             }
             guard published else {
@@ -123,7 +127,7 @@ final class PCSCMonitor: @unchecked Sendable {
                 break
             }
             let end = watch(context)
-            lock.withLock { _ in self.context = nil }
+            state.withLock { $0.context = nil }
             context.release()
             switch end {
             case .stopped:
@@ -167,7 +171,7 @@ final class PCSCMonitor: @unchecked Sendable {
                 states = names.map { name in
                     states.first { $0.name == name } ?? .init(name: name, currentState: UInt(SCARD_STATE_UNAWARE))
                 }
-                for name in names where !gone.contains(name) && lock.withLock({ _ in readers[name] == nil }) {
+                for name in names where !gone.contains(name) && state.withLock({ $0.readers[name] == nil }) {
                     addReader(describe(context, name))
                 }
                 needList = false
@@ -217,66 +221,67 @@ final class PCSCMonitor: @unchecked Sendable {
 
     // MARK: - State and events
 
-    private func broadcast(_ events: [ReaderEvent]) {
-        // Called with `lock` held.
+    private func addReader(_ descriptor: ReaderDescriptor) {
+        state.withLock { state in
+            state.readers[descriptor.name] = descriptor
+            state.readerOrder.append(descriptor.name)
+            state.broadcast([.readerAdded(descriptor)])
+        }
+    }
+
+    private func removeReader(_ name: String) {
+        state.withLock { $0.removeReader(name) }
+    }
+
+    private func cardState(_ name: String, present: Bool, atr: [UInt8], swapped: Bool) {
+        state.withLock { state in
+            let had = state.cards[name] != nil
+            var events: [ReaderEvent] = []
+            if had && (!present || swapped) {
+                state.cards[name] = nil
+                events.append(.cardRemoved(reader: name))
+            }
+            if present && (!had || swapped) {
+                state.cards[name] = atr
+                events.append(.cardInserted(reader: name, atr: atr))
+            }
+            state.readers[name]?.cardPresent = present
+            state.broadcast(events)
+        }
+    }
+
+    private func serviceLost(_ status: PCSCStatus) {
+        state.withLock { state in
+            guard state.available else { return }
+            for name in state.readerOrder { state.removeReader(name) }
+            state.available = false
+            state.unavailableReason = status.description
+            state.broadcast([.backendUnavailable(.pcsc, reason: status.description)])
+        }
+    }
+
+    private func recovered() {
+        state.withLock { state in
+            guard !state.available else { return }
+            state.available = true
+            state.unavailableReason = ""
+            state.broadcast([.backendRecovered(.pcsc)])
+        }
+    }
+}
+
+extension PCSCMonitor.State {
+    fileprivate func broadcast(_ events: [ReaderEvent]) {
         for continuation in subscribers.values {
             for event in events { continuation.yield(event) }
         }
     }
 
-    private func addReader(_ descriptor: ReaderDescriptor) {
-        lock.withLock { _ in
-            readers[descriptor.name] = descriptor
-            readerOrder.append(descriptor.name)
-            broadcast([.readerAdded(descriptor)])
-        }
-    }
-
-    private func removeReader(_ name: String) {
-        lock.withLock { _ in removeReaderLocked(name) }
-    }
-
-    private func removeReaderLocked(_ name: String) {
+    fileprivate mutating func removeReader(_ name: String) {
         var events: [ReaderEvent] = []
         if cards.removeValue(forKey: name) != nil { events.append(.cardRemoved(reader: name)) }
         if readers.removeValue(forKey: name) != nil { events.append(.readerRemoved(name: name)) }
         readerOrder.removeAll { $0 == name }
         broadcast(events)
-    }
-
-    private func cardState(_ name: String, present: Bool, atr: [UInt8], swapped: Bool) {
-        lock.withLock { _ in
-            let had = cards[name] != nil
-            var events: [ReaderEvent] = []
-            if had && (!present || swapped) {
-                cards[name] = nil
-                events.append(.cardRemoved(reader: name))
-            }
-            if present && (!had || swapped) {
-                cards[name] = atr
-                events.append(.cardInserted(reader: name, atr: atr))
-            }
-            readers[name]?.cardPresent = present
-            broadcast(events)
-        }
-    }
-
-    private func serviceLost(_ status: PCSCStatus) {
-        lock.withLock { _ in
-            guard available else { return }
-            for name in readerOrder { removeReaderLocked(name) }
-            available = false
-            unavailableReason = status.description
-            broadcast([.backendUnavailable(.pcsc, reason: status.description)])
-        }
-    }
-
-    private func recovered() {
-        lock.withLock { _ in
-            guard !available else { return }
-            available = true
-            unavailableReason = ""
-            broadcast([.backendRecovered(.pcsc)])
-        }
     }
 }
