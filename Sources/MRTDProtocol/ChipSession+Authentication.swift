@@ -130,7 +130,8 @@ final class SessionAuthentication {
     /// the later files must be read under CA keys as before). A failure ends the read.
     func repeatChipAuthentication() async throws {
         guard let parameters = performedParameters else { return }
-        _ = try await ChipAuthentication.perform(channel: channel, parameters: parameters, random: random)
+        // Terminal Authentication signs this session's ephemeral key, not the first one's.
+        chipAuthenticationOutcome = try await ChipAuthentication.perform(channel: channel, parameters: parameters, random: random)
         awaitingConfirmation = true
     }
 

@@ -172,6 +172,9 @@ extension ChipSession {
                 outcome = try await PACE.perform(
                     channel: channel, parameters: parameters, password: options.accessKey.pacePassword, random: random)
             }
+            // TR-03110-1 §4.4: after PACE, ID_PICC is Comp() of this session's ephemeral chip key.
+            chipIdentifier = TerminalAuthentication.compressed(
+                outcome.chipEphemeralPublicKey, keyAgreement: parameters.paceProtocol.keyAgreement)
             if parameters.paceProtocol.mapping == .cam, let camCheck {
                 // The chip must prove the same static key again: a different chip ends the read.
                 let check = PACE.verifyChipAuthenticationMapping(outcome, cardSecurity: cardSecurity, cardAccess: cardAccess)
@@ -185,5 +188,8 @@ extension ChipSession {
             }
         }
         try await authentication?.repeatChipAuthentication()
+        // The new session knows nothing of the TA that released DG3/DG4 in the old one (TR-03110-1
+        // §4.4: access rights hold for one session): run it again with the chain that passed.
+        try await repeatTerminalAuthentication()
     }
 }

@@ -115,6 +115,8 @@ public final class ChipSession {
     var chipIdentifier: [UInt8]?
     /// Chip/Active Authentication state (created after opening).
     var authentication: SessionAuthentication?
+    /// The chain Terminal Authentication passed with: a re-authentication runs TA again with it.
+    var terminalChain: TerminalChain?
     var reconnects = 0
     var secureMessagingRecoveries = 0
 

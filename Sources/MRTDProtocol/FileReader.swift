@@ -125,7 +125,11 @@ public final class FileReader {
         // EF.SOD in BER indefinite length (`77 80`, seen on US passports; RELIABILITY TLV-04) has no
         // declared length: it is read until the chip reports the end, bounded by `maxFileSize`.
         var untilEndOfFile = false
-        if data.count >= 2, let header = try? TLV.parseHeader(data) {
+        if file == .cvca {
+            // EF.CVCA is not one TLV object: one or two CARs (`42`) then zero padding, 36 bytes
+            // (BSI TR-03110-3 §A.6.2.1); the first object's length is not the file's.
+            untilEndOfFile = true
+        } else if data.count >= 2, let header = try? TLV.parseHeader(data) {
             // Resuming: the header was read before the interruption.
             if header.totalLength <= configuration.maxFileSize { total = header.totalLength }
         } else if data.count >= 2, file == .sod, data[1] == 0x80 {

@@ -116,7 +116,13 @@ public struct TerminalCredentials: Sendable, Equatable {
         func fail(_ rank: Int, _ failure: TerminalAuthenticationFailure, _ detail: String) {
             if best == nil || rank > best!.rank { best = (rank, failure, detail) }
         }
+        // A new CVCA has two certificates with its name: its self-signed one and the CVCA link
+        // certificate its predecessor signed (TR-03110-3 §2.5). The walk up goes through issued
+        // certificates (link, DV) to a trust point of EF.CVCA; a trust point's key comes from either.
         let byHolder = Dictionary(certificates.map { ($0.holderReference, $0) }, uniquingKeysWith: { a, _ in a })
+        let issued = Dictionary(
+            certificates.filter { $0.holderReference != $0.authorityReference }.map { ($0.holderReference, $0) },
+            uniquingKeysWith: { a, _ in a })
         for terminal in terminals {
             let isCert = terminal.certificate
             // Walk issuer by issuer up to a trust point (at most a few link certificates).
@@ -128,7 +134,7 @@ public struct TerminalCredentials: Sendable, Equatable {
                     reached = current.authorityReference
                     break
                 }
-                guard let issuer = byHolder[current.authorityReference], issuer.holderReference != issuer.authorityReference else { break }
+                guard let issuer = issued[current.authorityReference] else { break }
                 path.insert(issuer, at: 0)
                 current = issuer
             }

@@ -41,6 +41,9 @@ struct VirtualEACState: Sendable {
     var challenge: [UInt8]?
     /// The data groups TA released.
     var granted: Set<Int> = []
+    /// The trust points after CVCA link certificates updated them (nil: the configuration's). Kept
+    /// across sessions: the update is permanent (TR-03110-1 §2.2.3 / TR-03110-3 §2.5).
+    var updatedTrustPoints: [CVCertificate]?
 
     mutating func noteChipAuthentication(terminalKey: [UInt8], keyAgreement: KeyAgreementAlgorithm) {
         caTerminalKey = terminalKey
@@ -48,15 +51,27 @@ struct VirtualEACState: Sendable {
     }
 
     mutating func reset() {
-        let identifier = chipIdentifier
+        let identifier = chipIdentifier, trustPoints = updatedTrustPoints
         self = VirtualEACState()
         chipIdentifier = identifier
+        updatedTrustPoints = trustPoints
     }
 }
 
 extension VirtualChip {
     /// The data groups Terminal Authentication released (for tests).
     public var terminalAuthenticationGranted: Set<Int> { eacState.granted }
+
+    /// The chip's trust points now: the configuration's, or as CVCA link certificates updated them.
+    public var terminalTrustPoints: [CVCertificate] { eacState.updatedTrustPoints ?? configuration.eac?.trustPoints ?? [] }
+
+    /// The contents of `file` as the chip holds it now: EF.CVCA follows the trust-point updates.
+    func currentContents(_ file: LDSFile) -> [UInt8]? {
+        if file == .cvca, let updated = eacState.updatedTrustPoints {
+            return TerminalAuthentication.efCVCA(trustPoints: updated.map(\.holderReference))
+        }
+        return configuration.files[file]
+    }
 
     /// 6982 for DG3 / DG4 until TA released them (TR-03110-1 §4.4: access rights from the chain).
     func terminalAuthenticationRefusal(_ file: LDSFile) -> StatusWord? {
@@ -87,7 +102,7 @@ extension VirtualChip {
         // TA runs after Chip Authentication (TR-03110-1 §4.4 for EAC1 eMRTDs).
         guard eacState.caTerminalKey != nil else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
         guard let name = reference(command) else { return ResponseAPDU(statusWord: .incorrectData) }
-        guard eac.trustPoints.contains(where: { $0.holderReference == name }) || eacState.accepted[name] != nil else {
+        guard terminalTrustPoints.contains(where: { $0.holderReference == name }) || eacState.accepted[name] != nil else {
             return ResponseAPDU(statusWord: .referencedDataNotFound)
         }
         eacState.verifyingKey = name
@@ -100,14 +115,14 @@ extension VirtualChip {
         guard let certificate = try? CVCertificate(rawBytes: TLV.encode(tag: 0x7F21, value: command.data)) else {
             return ResponseAPDU(statusWord: .incorrectData)
         }
-        let trustPoint = eac.trustPoints.first { $0.holderReference == name }
+        let trustPoint = terminalTrustPoints.first { $0.holderReference == name }
         guard let issuer = trustPoint ?? eacState.accepted[name], certificate.authorityReference == name else {
             return ResponseAPDU(statusWord: .authenticationFailed)
         }
         // The domain parameters come from the CVCA the chain started at.
         let domain = issuer.publicKey.hasDomainParameters ? issuer.publicKey
             : eacState.accepted.values.first { $0.publicKey.hasDomainParameters }?.publicKey
-                ?? eac.trustPoints.first { $0.publicKey.hasDomainParameters }?.publicKey
+                ?? terminalTrustPoints.first { $0.publicKey.hasDomainParameters }?.publicKey
         guard Self.chipVerifies(signature: certificate.signature, over: certificate.body, key: issuer.publicKey, domain: domain) else {
             return ResponseAPDU(statusWord: .authenticationFailed)
         }
@@ -127,7 +142,17 @@ extension VirtualChip {
         let rights = (certificate.accessRights.last ?? 0) & 0x03 & (trustPoint != nil ? issuerRights : eacState.rights)
         eacState.rights = rights
         eacState.accepted[certificate.holderReference] = certificate
+        if certificate.role == .cvca { updateTrustPoint(with: certificate) }
         return ResponseAPDU(statusWord: .success)
+    }
+
+    /// A CVCA link certificate verified with a trust point makes its key a trust point
+    /// (TR-03110-3 §2.5, "trust point update"): the chip keeps two, the newest and the one before, and
+    /// EF.CVCA names them (TR-03110-3 §A.6.2.1).
+    private func updateTrustPoint(with link: CVCertificate) {
+        var points = terminalTrustPoints.filter { $0.holderReference != link.holderReference }
+        points.append(link)
+        eacState.updatedTrustPoints = Array(points.suffix(2))
     }
 
     private func setAT(_ command: CommandAPDU) -> ResponseAPDU {
@@ -151,7 +176,7 @@ extension VirtualChip {
         else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
         eacState.challenge = nil  // one attempt per challenge
         let domain = eacState.accepted.values.first { $0.publicKey.hasDomainParameters }?.publicKey
-            ?? configuration.eac?.trustPoints.first { $0.publicKey.hasDomainParameters }?.publicKey
+            ?? terminalTrustPoints.first { $0.publicKey.hasDomainParameters }?.publicKey
         guard let input = try? ChipTerminalAuthentication.signatureInput(
             chipIdentifier: chipIdentifier, challenge: challenge, terminalKey: caKey, ellipticCurve: eacState.caKeyAgreement == .ecdh),
               Self.chipVerifies(signature: command.data, over: input, key: terminal.publicKey, domain: domain)

@@ -326,7 +326,7 @@ public actor VirtualChip: APDUTransport {
                 guard selection.statusWord == .success else { return selection }
             }
         }
-        guard let file = selected, let content = configuration.files[file] else {
+        guard let file = selected, let content = currentContents(file) else {
             return ResponseAPDU(statusWord: .conditionsNotSatisfied)
         }
         guard let ne = command.ne else { return ResponseAPDU(statusWord: .wrongLength) }
