@@ -51,7 +51,7 @@ final class SessionAuthentication {
     private(set) var checks = ReadResult.Checks(
         chipAuthentication: .notPerformed("noDG14"), activeAuthentication: .notPerformed("noDG15"))
     private(set) var warnings: [String] = []
-    private var securityInfos: SecurityInfos?
+    private(set) var securityInfos: SecurityInfos?
     /// CA switched keys and no protected exchange has confirmed them yet.
     private var awaitingConfirmation = false
     /// The Chip Authentication that switched the keys, repeated after a re-authentication.

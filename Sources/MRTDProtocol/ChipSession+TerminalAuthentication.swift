@@ -21,6 +21,9 @@ extension ChipSession {
             return .notPerformed("chipAuthenticationNotPerformed")
         }
         guard chipIdentifier != nil else { return .notPerformed("chipIdentifierUnknown") }
+        if let mismatch = TerminalAuthentication.efCVCALocationMismatch(in: authentication.securityInfos) {
+            return .init(result: CheckResult.failed, reason: TerminalAuthenticationFailure.efCVCAInvalid.code, detail: mismatch)
+        }
         let efCVCA: [UInt8]
         do {
             efCVCA = try await authentication.confirming { try await readRecovering(.cvca, with: reader) }

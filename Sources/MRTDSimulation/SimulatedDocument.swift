@@ -45,6 +45,10 @@ public struct SimulatedDocument: Sendable {
     public var quirks: Set<VirtualChipQuirk> = []
     /// No EF.CardAccess at all (a PACE chip that lost it).
     public var withoutCardAccess = false
+    /// Further data groups (tag included) by number, over any the other options give (conformance cases).
+    public var extraDataGroups: [Int: [UInt8]] = [:]
+    /// Data groups (3...16) left out of the chip, EF.COM and EF.SOD (conformance cases).
+    public var omittedDataGroups: Set<Int> = []
 
     /// PACE-GM, brainpoolP256r1, AES-128.
     public static let defaultPACEInfo = PACEInfo(
@@ -62,6 +66,8 @@ public struct SimulatedDocument: Sendable {
         if eac { groups.merge(EACTestSet.biometricDataGroups) { current, _ in current } }
         if fullLDS { groups.merge(SpecimenDocument.additionalDataGroups()) { current, _ in current } }
         if openBiometrics { groups.merge(SpecimenDocument.biometricDataGroups()) { current, _ in current } }
+        groups.merge(extraDataGroups) { _, new in new }
+        for number in omittedDataGroups { groups[number] = nil }
         let document = try SpecimenDocument.make(
             mrz: mrz, face: face, faceEncoding: faceEncoding, extraDataGroups: groups, signer: signer ?? SimulationPKI.signer())
         let key = try MRZ(mrz).accessKey

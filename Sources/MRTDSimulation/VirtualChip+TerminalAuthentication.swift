@@ -12,6 +12,13 @@ public struct VirtualEAC: Sendable {
     /// The chip's current date (TR-03110-1 §2.5): certificates expired at it are refused, and it
     /// moves forward with the effective date of accepted CVCA link and domestic DV certificates.
     public var currentDate: CVDate
+    /// TEST ONLY (TR-03105-5.1 ISO7816_E_11): the `ID_PICC` the chip checks the TA signature against
+    /// instead of the one its access control established (a chip holding another document number).
+    public var chipIdentifierOverride: [UInt8]?
+    /// TEST ONLY (ISO7816_E_12, E_13): how many bytes the TA GET CHALLENGE answers (8 as specified).
+    public var challengeLength = 8
+    /// Data groups besides DG3/DG4 that only a successful TA releases (ISO7816_E_26: DG11, DG12).
+    public var protectedDataGroups: Set<Int> = []
 
     public init(trustPoints: [CVCertificate], currentDate: CVDate) {
         self.trustPoints = trustPoints
@@ -75,7 +82,8 @@ extension VirtualChip {
 
     /// 6982 for DG3 / DG4 until TA released them (TR-03110-1 §4.4: access rights from the chain).
     func terminalAuthenticationRefusal(_ file: LDSFile) -> StatusWord? {
-        guard configuration.eac != nil, let n = file.dataGroupNumber, n == 3 || n == 4 else { return nil }
+        guard let eac = configuration.eac, let n = file.dataGroupNumber, n == 3 || n == 4 || eac.protectedDataGroups.contains(n)
+        else { return nil }
         return eacState.granted.contains(n) ? nil : .securityStatusNotSatisfied
     }
 
@@ -165,14 +173,15 @@ extension VirtualChip {
     }
 
     private func challenge(_ command: CommandAPDU) -> ResponseAPDU {
-        guard command.ne == 8, let r = try? configuration.drawRandom(8) else { return ResponseAPDU(statusWord: .wrongLength) }
+        let length = configuration.eac?.challengeLength ?? 8
+        guard command.ne == 8, let r = try? configuration.drawRandom(length) else { return ResponseAPDU(statusWord: .wrongLength) }
         eacState.challenge = r
         return ResponseAPDU(data: r, statusWord: .success)
     }
 
     private func externalAuthenticate(_ command: CommandAPDU) -> ResponseAPDU {
         guard let challenge = eacState.challenge, let terminal = eacState.terminal,
-              let chipIdentifier = eacState.chipIdentifier, let caKey = eacState.caTerminalKey
+              let chipIdentifier = configuration.eac?.chipIdentifierOverride ?? eacState.chipIdentifier, let caKey = eacState.caTerminalKey
         else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
         eacState.challenge = nil  // one attempt per challenge
         let domain = eacState.accepted.values.first { $0.publicKey.hasDomainParameters }?.publicKey
@@ -182,6 +191,7 @@ extension VirtualChip {
               Self.chipVerifies(signature: command.data, over: input, key: terminal.publicKey, domain: domain)
         else { return ResponseAPDU(statusWord: .authenticationFailed) }
         eacState.granted = Set([3, 4].filter { n in eacState.rights & (n == 3 ? 0x01 : 0x02) != 0 })
+            .union(configuration.eac?.protectedDataGroups ?? [])
         return ResponseAPDU(statusWord: .success)
     }
 }
