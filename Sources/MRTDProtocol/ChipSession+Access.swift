@@ -119,7 +119,14 @@ extension ChipSession {
                 "the chip offers no PACE, and a CAN opens a document with PACE only")
         }
         chipIdentifier = TerminalAuthentication.chipIdentifier(mrz: mrz)
-        let lds2 = try await selectApplications()
+        let lds2: Bool
+        do {
+            lds2 = try await selectApplications()
+        } catch ProtocolError.notAnEMRTD(let status) where status == .securityStatusNotSatisfied && fallback != nil {
+            // A chip that opens its application only after PACE (6982; TR-03105-5.1 unit ISO7816_G)
+            // leaves the PACE error as the one to report, not "no eMRTD application".
+            throw fallback ?? ProtocolError.notAnEMRTD(status)
+        }
         do {
             try await BAC.perform(channel: channel, key: mrz, random: random)
         } catch ProtocolError.bacNotSupported(let sw) where fallback == nil {

@@ -35,6 +35,8 @@ public struct VirtualPACE: Sendable {
     /// The static Chip Authentication private key for PACE-CAM (its public key is in EF.CardSecurity).
     public var camPrivateKey: [UInt8]?
     public var faults: Set<Fault>
+    /// The switches of TR-03105-5.1 unit ISO7816_G (`VirtualChip+PACEConformance.swift`).
+    public var conformance = VirtualPACEConformance()
 
     public init(
         infos: [PACEInfo], can: String? = nil, mrzAllowed: Bool = true, requireParameterID: Bool? = nil,

@@ -212,6 +212,7 @@ public actor VirtualChip: APDUTransport {
 
     private func handle(_ command: CommandAPDU) -> ResponseAPDU {
         if let answer = quirkRefusal(command) { return answer }
+        if let answer = paceConformanceRefusal(command) { return answer }
         if let answer = handleAuthentication(command) { return answer }
         if let answer = handleTerminalAuthentication(command) { return answer }
         switch command.ins {
@@ -219,7 +220,7 @@ public actor VirtualChip: APDUTransport {
         case 0x84: return getChallenge(command)
         case 0x82: return externalAuthenticate(command)
         case 0x22 where command.p1 == 0xC1 && command.p2 == 0xA4: return paceSetAT(command)
-        case 0x86 where paceState.inProgress: return paceGeneralAuthenticate(command)
+        case 0x86 where paceState.inProgress: return paceGeneralAuthenticateWithConformanceFaults(command)
         case 0xB0, 0xB1: return readBinary(command)
         default: return ResponseAPDU(statusWord: .instructionNotSupported)
         }

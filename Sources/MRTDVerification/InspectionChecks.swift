@@ -227,6 +227,13 @@ extension ReadResult {
         if checks.dataGroupStructure?.result == .failed { failedChecks.append("dataGroupStructure") }
         if checks.accessKeyMatch?.result == .failed { failedChecks.append("accessKeyMatch") }
         if checks.issuingCountry?.result == .failed { failedChecks.append("issuingCountry") }
+        // A chip that did not prove its Chip Authentication key (CA or PACE-CAM: wrong or missing
+        // data, no or another key in DG14/EF.CardSecurity) is not shown genuine (Doc 9303-11 §6.2;
+        // TR-03105-5.1 ISO7816_G_29..33, G_39, G_40). An EF.CardSecurity the chip did not give
+        // (`cardSecurityMissing`, a read refused) leaves CAM unverifiable: noted, not decisive.
+        if checks.chipAuthentication.result == .failed && checks.chipAuthentication.reason != "cardSecurityMissing" {
+            failedChecks.append("chipAuthentication")
+        }
         if failedChecks.contains(where: { !tolerated.contains($0) }) {
             status = .invalid
         } else if !failedChecks.isEmpty {
