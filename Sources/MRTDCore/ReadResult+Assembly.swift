@@ -8,21 +8,33 @@ extension ReadResult {
     /// without it: `faceImagePadding: 64 bytes of padding ...`.
     public static let faceImagePadding = "faceImagePadding"
 
-    /// Builds the result of a successful chip session from the files as read.
+    /// Builds the result of a successful chip session from the files as read, parsing them here.
+    public static func assemble(
+        files: [LDSFile: [UInt8]], access: AccessInfo?, applications: ApplicationsInfo?,
+        skipped: [SkippedFile], transport: TransportReport, durationMs: Double,
+        checks: Checks = Checks()
+    ) -> ReadResult {
+        assemble(
+            files: files, parsed: ParsedDataGroups(files: files), access: access, applications: applications,
+            skipped: skipped, transport: transport, durationMs: durationMs, checks: checks)
+    }
+
+    /// Builds the result of a successful chip session from the files as read and their data groups
+    /// as parsed once (`ParsedDataGroups`).
     ///
     /// Parsing problems in DG1 or DG2 do not fail the read: they become warnings, and the fields stay
     /// absent (RELIABILITY DG2-01: a broken face record leaves the rest intact).
     public static func assemble(
-        files: [LDSFile: [UInt8]], access: AccessInfo?, applications: ApplicationsInfo?,
+        files: [LDSFile: [UInt8]], parsed: ParsedDataGroups, access: AccessInfo?, applications: ApplicationsInfo?,
         skipped: [SkippedFile], transport: TransportReport, durationMs: Double,
         checks: Checks = Checks()
     ) -> ReadResult {
         var warnings: [String] = []
         var document: DocumentInfo?
         var face: FaceInfo?
-        if let bytes = files[.dg(1)] {
+        if let parsedDG1 = parsed.dg1 {
             do {
-                let dg1 = try DG1(rawBytes: bytes)
+                let dg1 = try parsedDG1.get()
                 document = DocumentInfo(mrz: dg1.mrz)
                 if !dg1.mrz.hasValidCheckDigits {
                     let fields = dg1.mrz.checkDigits.filter { !$0.isValid }.map(\.field)
@@ -32,9 +44,9 @@ extension ReadResult {
                 warnings.append("DG1: \(error)")
             }
         }
-        if let bytes = files[.dg(2)] {
+        if let parsedDG2 = parsed.dg2 {
             do {
-                let dg2 = try DG2(rawBytes: bytes)
+                let dg2 = try parsedDG2.get()
                 if let first = dg2.faces.first {
                     face = FaceInfo(mimeType: first.mimeType, width: first.width, height: first.height,
                                     size: first.imageData.count, encoding: dg2.encoding.rawValue)
@@ -75,7 +87,7 @@ extension ReadResult {
             dataGroupsRead: files.keys.sorted().map(\.name),
             dataGroupsSkipped: skipped, warnings: warnings, transport: transport, durationMs: durationMs)
         // DG3-DG16 (ReadResult+LDS.swift): parsed only when read; problems become warnings.
-        result.apply(LDSContents(files: files))
+        result.apply(parsed.contents)
         return result
     }
 }

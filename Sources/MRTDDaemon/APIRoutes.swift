@@ -11,7 +11,7 @@ import MRTDPlatform
 import MRTDVerification
 
 /// The routes of the API (docs/openapi.yaml). Handlers are thin: validation and state live in
-/// `ReadScheduler`, error → status mapping in `APIError`.
+/// `ReadScheduler`, error → status mapping in `APIError`, the wire views of its snapshots in `APIViews`.
 struct APIRoutes: Sendable {
     let scheduler: ReadScheduler
     let events: EventBus
@@ -30,16 +30,16 @@ struct APIRoutes: Sendable {
         router.add(middleware: ErrorMiddleware(metrics: metrics))
         router.get("/v1/health") { _, _ in try await self.health() }
         router.get("/v1/readers") { _, _ in
-            try Self.json(ReadersView(readers: await self.scheduler.readerViews()))
+            try Self.json(ReadersView(readers: await self.scheduler.readers().map(ReaderView.init)))
         }
         router.post("/v1/reads") { request, context in try await self.createRead(request, context) }
         router.post("/v1/mrz") { request, context in try await self.pushMRZ(request, context) }
         router.get("/v1/reads/:id") { _, context in
-            try Self.json(try await self.scheduler.view(id: try Self.id(context), peer: context.peer))
+            try Self.json(ReadJobView(try await self.scheduler.snapshot(id: try Self.id(context), peer: context.peer)))
         }
         router.delete("/v1/reads/:id") { _, context in
-            if let view = try await self.scheduler.cancel(id: try Self.id(context), peer: context.peer) {
-                return try Self.json(view)
+            if let job = try await self.scheduler.cancel(id: try Self.id(context), peer: context.peer) {
+                return try Self.json(ReadJobView(job))
             }
             return Response(status: .noContent)
         }
@@ -101,9 +101,10 @@ struct APIRoutes: Sendable {
         let created = try await scheduler.create(order, peer: context.peer)
         if wait {
             let finished = try await scheduler.waitUntilFinished(id: created.id, peer: context.peer)
-            return try Self.json(finished)
+            return try Self.json(ReadJobView(finished))
         }
-        return try Self.json(created, status: .accepted, headers: [.location: created.location])
+        let view = ReadJobView(created)
+        return try Self.json(view, status: .accepted, headers: [.location: view.location])
     }
 
     /// `POST /v1/mrz`: an MRZ from the client's own OCR, checked as a scanner's is (check digits, one
@@ -115,7 +116,8 @@ struct APIRoutes: Sendable {
         let push = try APIRequestDecoding.mrzPush(bytes)
         let lines = push.mrz.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         do {
-            let submission = try await pairing.submit(ScannedMRZ(lines: lines), source: "api", reader: push.reader, peer: peer)
+            let submission = MRZSubmission(
+                try await pairing.submit(ScannedMRZ(lines: lines), source: "api", reader: push.reader, peer: peer))
             return try Self.json(submission, status: .accepted, headers: [.location: submission.job.location])
         } catch let error as MRZCaptureError {
             throw APIError(error)

@@ -33,6 +33,14 @@ public actor MRZPairing {
         self.owner = owner
     }
 
+    /// An MRZ that became a read: the job, the MRZ's format and the corrections made (places and
+    /// look-alike pairs, never characters). `POST /v1/mrz` answers it as `MRZSubmission`.
+    public struct Submission: Sendable {
+        public var job: ReadJobSnapshot
+        public var format: String
+        public var corrections: [EventPayload.MRZCorrection]
+    }
+
     /// A frame from a scanner source.
     public func handle(_ frame: ScannerFrame, source: String, reader: String?) async {
         switch frame {
@@ -51,7 +59,7 @@ public actor MRZPairing {
 
     /// Checks an MRZ and starts its read, owned by `peer`. Throws the capture's refusal (published as
     /// `mrz.rejected` first) or the scheduler's.
-    public func submit(_ scanned: ScannedMRZ, source: String, reader: String?, peer: PeerCredentials) async throws -> MRZSubmission {
+    public func submit(_ scanned: ScannedMRZ, source: String, reader: String?, peer: PeerCredentials) async throws -> Submission {
         let audience = DaemonEvent.Audience.owner(peer.uid)
         let captured: CapturedMRZ
         do {
@@ -70,7 +78,7 @@ public actor MRZPairing {
         }
         let format = captured.mrz.format.rawValue
         let events = self.events
-        let job: ReadJobView
+        let job: ReadJobSnapshot
         do {
             // mrz.captured goes out before the read can start: "place the document", then its progress.
             job = try await scheduler.create(order, peer: peer) { id in
@@ -89,7 +97,7 @@ public actor MRZPairing {
             // The fields only: the position and the look-alike pair would tell a character of the MRZ.
             "corrected": "\(captured.corrections.map(\.field).joined(separator: ", "))", "job": "\(job.id)",
         ])
-        return MRZSubmission(job: job, format: format, corrections: corrections)
+        return Submission(job: job, format: format, corrections: corrections)
     }
 
     private func reject(_ error: some CodedError & CustomStringConvertible, source: String, reader: String?, audience: DaemonEvent.Audience) {

@@ -136,11 +136,11 @@ public actor ReadScheduler {
         dispatch()
     }
 
-    /// `GET /v1/readers`.
-    public func readerViews() -> [ReaderView] {
+    /// The readers, in the order they were added.
+    public func readers() -> [ReaderSnapshot] {
         slotOrder.compactMap { name in
             slots[name].map {
-                ReaderView(
+                ReaderSnapshot(
                     name: name, backend: $0.descriptor.backend, capabilities: $0.descriptor.capabilities,
                     cardPresent: $0.descriptor.cardPresent, busy: $0.busyJob != nil)
             }
@@ -175,7 +175,7 @@ public actor ReadScheduler {
     ///   that an event announcing it precedes the read's own events (the MRZ pairing's `mrz.captured`).
     public func create(
         _ request: ReadJobOrder, peer: PeerCredentials?, announce: (@Sendable (String) -> Void)? = nil
-    ) throws(SchedulerError) -> ReadJobView {
+    ) throws(SchedulerError) -> ReadJobSnapshot {
         if shuttingDown { throw .shuttingDown }
         // A job without an owner would be everyone's: refuse.
         guard let peer else { throw .peerUnknown }
@@ -216,7 +216,7 @@ public actor ReadScheduler {
         ])
         announce?(id)
         dispatch()
-        return view(job)
+        return snapshot(job)
     }
 
     /// The job's time limit: `timeoutSeconds` (range-checked before any conversion, so no value can
@@ -229,29 +229,29 @@ public actor ReadScheduler {
         return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
-    /// `GET /v1/reads/{id}`.
-    public func view(id: String, peer: PeerCredentials?) throws(SchedulerError) -> ReadJobView {
-        view(try job(id, peer))
+    /// The job as it is now, if it is the caller's.
+    public func snapshot(id: String, peer: PeerCredentials?) throws(SchedulerError) -> ReadJobSnapshot {
+        snapshot(try job(id, peer))
     }
 
-    /// Waits until the job has finished, then answers as `view`.
-    public func waitUntilFinished(id: String, peer: PeerCredentials?) async throws(SchedulerError) -> ReadJobView {
+    /// Waits until the job has finished, then answers as `snapshot(id:peer:)`.
+    public func waitUntilFinished(id: String, peer: PeerCredentials?) async throws(SchedulerError) -> ReadJobSnapshot {
         let job = try job(id, peer)
         if !job.state.isFinished {
             await withCheckedContinuation { job.waiters.append($0) }
         }
-        return view(job)
+        return snapshot(job)
     }
 
-    /// `DELETE /v1/reads/{id}`: cancels a waiting or running job (answering its final view), or
-    /// purges a finished one (answering nil).
-    public func cancel(id: String, peer: PeerCredentials?) async throws(SchedulerError) -> ReadJobView? {
+    /// Cancels a waiting or running job (answering its final snapshot), or purges a finished one
+    /// (answering nil).
+    public func cancel(id: String, peer: PeerCredentials?) async throws(SchedulerError) -> ReadJobSnapshot? {
         let job = try job(id, peer)
         switch job.state {
         case .waiting, .reading:
             logger.info("read job cancel requested", metadata: ["job": "\(id)", "uid": "\(peer.map { String($0.uid) } ?? "unknown")"])
             await stop(job, reason: .user)
-            return view(job)
+            return snapshot(job)
         case .done, .failed, .cancelled:
             purge(job)
             logger.info("read job purged on request", metadata: ["job": "\(id)"])
@@ -294,13 +294,11 @@ public actor ReadScheduler {
         return job
     }
 
-    private func view(_ job: Job) -> ReadJobView {
-        func iso(_ date: Date) -> String { ISOTime.string(date, fractional: true) }
-        return ReadJobView(
-            id: job.id, state: job.state, location: "/v1/reads/\(job.id)", reader: job.reader ?? job.requestedReader,
-            createdAt: iso(job.created), startedAt: job.started.map(iso),
-            finishedAt: job.finished.map(iso), expiresAt: job.expiresDate.map(iso),
-            progress: job.progress.current, error: job.error.map { .init(error: $0.code, message: $0.message) }, result: job.result)
+    private func snapshot(_ job: Job) -> ReadJobSnapshot {
+        ReadJobSnapshot(
+            id: job.id, state: job.state, reader: job.reader ?? job.requestedReader,
+            created: job.created, started: job.started, finished: job.finished, expires: job.expiresDate,
+            progress: job.progress.current, error: job.error, result: job.result, hasFace: job.face != nil)
     }
 
     // MARK: Running reads
@@ -441,14 +439,15 @@ public actor ReadScheduler {
                 if job.keepsEvidence {
                     for (file, bytes) in read.files { job.files[file] = ImageBytes(copying: bytes) }
                 }
-                // The job keeps its own copy of each image; the parsed copies and the raw data groups
-                // they came from are wiped here, not left in freed memory.
+                // The job keeps its own copy of each image, taken from the read's one parse; the
+                // parsed copies and the raw data groups they came from are wiped here, not left in
+                // freed memory.
                 if read.result.face != nil, let dg2 = read.files[.dg(2)] {
-                    job.face = (try? DG2(rawBytes: dg2))?.faces.first.map { ImageBytes(taking: $0.imageData) }
+                    job.face = read.parsed.face.map { ImageBytes(taking: $0.imageData) }
                     wipeInPlace(dg2)
                 }
                 if read.result.images != nil {
-                    let images = LDSContents(files: read.files).images
+                    let images = read.parsed.contents.images
                     for image in images {
                         job.images[image.name] = (ImageBytes(taking: image.image.imageData), image.image.mimeType)
                     }

@@ -7,15 +7,21 @@ import MRTDPlatform
 /// Reads a document and turns the outcome into the result model: the entry point the CLI, the
 /// daemon and replay share.
 public enum DocumentReader {
-    /// The files as read, and the result built from them. A failed read still gives a result
-    /// (`status: failed` with an error code) and whatever files were read.
+    /// The files as read, their data groups as parsed (once: the result was built from them), and
+    /// the result. A failed read still gives a result (`status: failed` with an error code) and
+    /// whatever files were read.
     public struct Read: Sendable {
         public var result: ReadResult
         public var files: [LDSFile: [UInt8]]
+        /// DG1, DG2 (the face) and DG3-DG16 as parsed: the daemon and `mrtdctl read --face/--images`
+        /// take the images from here rather than parse the files again.
+        public var parsed: ParsedDataGroups
 
-        public init(result: ReadResult, files: [LDSFile: [UInt8]]) {
+        /// - Parameter parsed: `files` as parsed; nil: parsed here.
+        public init(result: ReadResult, files: [LDSFile: [UInt8]], parsed: ParsedDataGroups? = nil) {
             self.result = result
             self.files = files
+            self.parsed = parsed ?? ParsedDataGroups(files: files)
         }
     }
 
@@ -67,8 +73,10 @@ public enum DocumentReader {
         let start = start ?? clock.now
         do {
             let outcome = try await session.run()
+            // Each data group is parsed once, here: the result, the checks and the images come from it.
+            let parsed = ParsedDataGroups(files: outcome.files)
             var result = ReadResult.assemble(
-                files: outcome.files, access: outcome.access, applications: outcome.applications,
+                files: outcome.files, parsed: parsed, access: outcome.access, applications: outcome.applications,
                 skipped: outcome.skipped, transport: outcome.transport,
                 durationMs: milliseconds(clock.now - start), checks: outcome.checks)
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
@@ -80,8 +88,8 @@ public enum DocumentReader {
             // BSI TR-03135: country, expiry, access key, structure, revocation, deviation lists.
             var mrzKey: MRZKey?
             if case .mrz(let key) = options.accessKey { mrzKey = key }
-            result.applyInspectionChecks(files: outcome.files, report: report, accessKey: mrzKey, trustStore: options.trustStore)
-            return Read(result: result, files: outcome.files)
+            result.applyInspectionChecks(parsed: parsed, report: report, accessKey: mrzKey, trustStore: options.trustStore)
+            return Read(result: result, files: outcome.files, parsed: parsed)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))
             let result = ReadResult(

@@ -46,8 +46,9 @@ public enum EvidenceVerification {
             withheldFailures.append(file.name)
             report.fileHashes[file] = .invalid
         }
+        let parsed = ParsedDataGroups(files: files)
         var result = ReadResult.assemble(
-            files: files, access: nil, applications: nil, skipped: [], transport: TransportReport(), durationMs: 0)
+            files: files, parsed: parsed, access: nil, applications: nil, skipped: [], transport: TransportReport(), durationMs: 0)
         result.apply(report)
         if !withheldFailures.isEmpty {
             result.checks.passiveAuthentication.result = .failed
@@ -77,7 +78,7 @@ public enum EvidenceVerification {
         let challengeMismatch = result.checks.activeAuthentication.reason == Reason.challengeMismatch
         result.checks.gate(by: report)
         if challengeMismatch { result.checks.activeAuthentication.result = CheckResult.failed }
-        result.applyInspectionChecks(files: files, report: report, accessKey: nil, trustStore: trustStore, at: date)
+        result.applyInspectionChecks(parsed: parsed, report: report, accessKey: nil, trustStore: trustStore, at: date)
         if result.checks.activeAuthentication.result == CheckResult.failed, result.status == .valid {
             result.status = .invalid
         }

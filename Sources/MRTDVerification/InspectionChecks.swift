@@ -34,24 +34,24 @@ public enum InspectionChecks {
 
     /// DG1 (MRZ) and DG2 (biometric template) parse as their structures require (Doc 9303-10
     /// §4.7.1, §4.7.2). A DG2 without a face image fails (Doc 9303-10: the face is mandatory).
-    /// Returns the check and the data groups that failed.
-    public static func dataGroupStructure(files: [LDSFile: [UInt8]]) -> (check: ReadResult.Check, failed: [Int]) {
+    /// Returns the check and the data groups that failed. `parsed`: the read's data groups, parsed once.
+    public static func dataGroupStructure(_ parsed: ParsedDataGroups) -> (check: ReadResult.Check, failed: [Int]) {
         var failed: [Int] = []
         var reasons: [String] = []
         var details: [String] = []
         var checked: [String] = []
-        if let bytes = files[.dg(1)] {
+        if let dg1 = parsed.dg1 {
             checked.append("DG1")
-            do { _ = try DG1(rawBytes: bytes) } catch {
+            do { _ = try dg1.get() } catch {
                 failed.append(1)
                 reasons.append(Reason.dg1Malformed)
                 details.append("DG1: \(error)")
             }
         }
-        if let bytes = files[.dg(2)] {
+        if let dg2 = parsed.dg2 {
             checked.append("DG2")
             do {
-                if try DG2(rawBytes: bytes).faces.isEmpty {
+                if try dg2.get().faces.isEmpty {
                     failed.append(2)
                     reasons.append(Reason.dg2NoFace)
                     details.append("DG2: no face image")
@@ -196,9 +196,18 @@ extension ReadResult {
         files: [LDSFile: [UInt8]], report: PassiveAuthenticationReport?, accessKey: MRZKey?,
         trustStore: TrustStore?, at date: Date = Date()
     ) {
+        applyInspectionChecks(
+            parsed: ParsedDataGroups(files: files), report: report, accessKey: accessKey, trustStore: trustStore, at: date)
+    }
+
+    /// The same, on the read's data groups as parsed once (`ParsedDataGroups`).
+    public mutating func applyInspectionChecks(
+        parsed: ParsedDataGroups, report: PassiveAuthenticationReport?, accessKey: MRZKey?,
+        trustStore: TrustStore?, at date: Date = Date()
+    ) {
         guard status != .failed else { return }
-        let mrz = files[.dg(1)].flatMap { try? DG1(rawBytes: $0).mrz }
-        let structure = InspectionChecks.dataGroupStructure(files: files)
+        let mrz = parsed.mrz
+        let structure = InspectionChecks.dataGroupStructure(parsed)
         checks.dataGroupStructure = structure.check
         checks.documentExpiry = InspectionChecks.documentExpiry(mrz: mrz, at: date)
         checks.accessKeyMatch = InspectionChecks.accessKeyMatch(mrz: mrz, accessKey: accessKey, password: access?.password)

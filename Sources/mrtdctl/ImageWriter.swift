@@ -15,8 +15,8 @@ enum ImageWriter {
         try PrivateOutput.write(images.map { (fileName($0.name, mimeType: $0.mimeType), $0.bytes) }, toDirectory: directory)
     }
 
-    /// The images of a direct read.
-    static func write(files: [LDSFile: [UInt8]], to directory: String) throws {
-        try write(LDSContents(files: files).images.map { ($0.name, $0.image.imageData, $0.image.mimeType) }, to: directory)
+    /// The images of a direct read, as its data groups were parsed.
+    static func write(_ contents: LDSContents, to directory: String) throws {
+        try write(contents.images.map { ($0.name, $0.image.imageData, $0.image.mimeType) }, to: directory)
     }
 }

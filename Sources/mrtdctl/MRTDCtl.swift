@@ -192,10 +192,10 @@ struct Read: AsyncParsableCommand {
             try PrivateOutput.write(read.files.map { ("\($0.key.name).bin", $0.value) }, toDirectory: dump)
         }
         if let images {
-            try ImageWriter.write(files: read.files, to: images)
+            try ImageWriter.write(read.parsed.contents, to: images)
         }
         if let face {
-            guard let dg2 = read.files[.dg(2)], let image = try? DG2(rawBytes: dg2).faces.first?.imageData else {
+            guard let image = read.parsed.face?.imageData else {
                 throw ValidationError("no face image was read; nothing written to \(face)")
             }
             try PrivateOutput.write(image, toFile: face)

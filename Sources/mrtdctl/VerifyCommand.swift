@@ -52,11 +52,12 @@ struct Verify: ParsableCommand {
         let start = ContinuousClock.now
         let report = PassiveAuthentication.verify(files: files, trustStore: store)
         let elapsed = ContinuousClock.now - start
+        let parsed = ParsedDataGroups(files: files)
         var result = ReadResult.assemble(
-            files: files, access: nil, applications: nil, skipped: [], transport: TransportReport(),
+            files: files, parsed: parsed, access: nil, applications: nil, skipped: [], transport: TransportReport(),
             durationMs: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         result.apply(report)
-        result.applyInspectionChecks(files: files, report: report, accessKey: try mrzKey(), trustStore: store)
+        result.applyInspectionChecks(parsed: parsed, report: report, accessKey: try mrzKey(), trustStore: store)
         print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
         if result.status == .invalid { throw ExitStatus.invalidDocument }
     }

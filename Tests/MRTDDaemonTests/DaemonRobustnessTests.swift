@@ -115,7 +115,7 @@ import MRTDClient
         try await Self.within(.seconds(5), "in-process shutdown") { try await daemon.task.value }
         let exchangesAtStop = daemon.backend.exchanges(reader: "R1")
         for id in [running.id, queued.id] {
-            let view = try await daemon.daemon.scheduler.view(id: id, peer: .rootForTests)
+            let view = try await daemon.daemon.scheduler.snapshot(id: id, peer: .rootForTests)
             #expect(view.state == .cancelled, "\(id)")
             #expect(view.result == nil)
             #expect(view.error?.message == "the daemon is shutting down")
@@ -300,7 +300,7 @@ import MRTDClient
                 await daemon.daemon.shutdown()
                 try await Self.within(.seconds(5), "shutdown with a job waiting for its card") { try await daemon.task.value }
                 #expect(clock.now - start < .seconds(2), "shutdown took \(clock.now - start)")
-                let view = try await daemon.daemon.scheduler.view(id: job.id, peer: .rootForTests)
+                let view = try await daemon.daemon.scheduler.snapshot(id: job.id, peer: .rootForTests)
                 #expect(view.state == .cancelled && view.result == nil)
             }
         }

@@ -93,7 +93,7 @@ struct ErrorRegistryTests {
         await #expect(throws: SchedulerError.resultNotReady) { try await scheduler.image(id: waiting.id, name: "portrait-1", peer: peer) }
         // Cancelled: the job keeps a domain failure, shown as the job's {error, message}.
         let cancelled = try #require(try await scheduler.cancel(id: waiting.id, peer: peer))
-        #expect(cancelled.error == .init(error: "cancelled", message: "cancelled by request"))
+        #expect(ReadJobView(cancelled).error == .init(error: "cancelled", message: "cancelled by request"))
         try await daemon.stop()
     }
 

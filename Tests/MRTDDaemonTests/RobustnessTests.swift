@@ -153,7 +153,7 @@ import MRTDClient
         // Same process (same uid) sees it; the scheduler hides it from a different non-root uid.
         #expect(try await daemon.client.job(job.id).id == job.id)
         await #expect(throws: SchedulerError.jobNotFound) {
-            try await daemon.daemon.scheduler.view(id: job.id, peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
+            try await daemon.daemon.scheduler.snapshot(id: job.id, peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
         }
         try await daemon.stop()
     }

@@ -64,14 +64,14 @@ import MRTDClient
         var busyIDs: [String] = []
         for _ in 0..<6 { busyIDs.append(try await finished(busy)) }
         // busy holds its quota of 4 (its two oldest went), quiet keeps both.
-        for id in quietIDs { #expect((try? await scheduler.view(id: id, peer: quiet)) != nil) }
-        for id in busyIDs.prefix(2) { #expect((try? await scheduler.view(id: id, peer: busy)) == nil, "beyond busy's quota: its own oldest goes") }
-        for id in busyIDs.suffix(4) { #expect((try? await scheduler.view(id: id, peer: busy)) != nil) }
+        for id in quietIDs { #expect((try? await scheduler.snapshot(id: id, peer: quiet)) != nil) }
+        for id in busyIDs.prefix(2) { #expect((try? await scheduler.snapshot(id: id, peer: busy)) == nil, "beyond busy's quota: its own oldest goes") }
+        for id in busyIDs.suffix(4) { #expect((try? await scheduler.snapshot(id: id, peer: busy)) != nil) }
         // The store is full (6): a third uid's result pushes out busy's oldest, not quiet's.
         let thirdID = try await finished(third)
-        #expect((try? await scheduler.view(id: thirdID, peer: third)) != nil)
-        for id in quietIDs { #expect((try? await scheduler.view(id: id, peer: quiet)) != nil, "the smaller holder keeps its results") }
-        #expect((try? await scheduler.view(id: busyIDs[2], peer: busy)) == nil, "the largest holder's oldest went")
+        #expect((try? await scheduler.snapshot(id: thirdID, peer: third)) != nil)
+        for id in quietIDs { #expect((try? await scheduler.snapshot(id: id, peer: quiet)) != nil, "the smaller holder keeps its results") }
+        #expect((try? await scheduler.snapshot(id: busyIDs[2], peer: busy)) == nil, "the largest holder's oldest went")
         #expect(await scheduler.stats().retainedResults == 6)
         try await daemon.stop()
     }

@@ -142,7 +142,7 @@ import MRTDSimulation
     @Test func callersWithoutCredentialsAreRefusedNotAllowed() async throws {
         let daemon = try await TestDaemon.start()
         let job = try await daemon.client.createRead(.init(access: Specimens.access))
-        await #expect(throws: SchedulerError.jobNotFound) { try await daemon.daemon.scheduler.view(id: job.id, peer: nil) }
+        await #expect(throws: SchedulerError.jobNotFound) { try await daemon.daemon.scheduler.snapshot(id: job.id, peer: nil) }
         await #expect(throws: SchedulerError.jobNotFound) { try await daemon.daemon.scheduler.cancel(id: job.id, peer: nil) }
         await #expect(throws: SchedulerError.peerUnknown) {
             try await daemon.daemon.scheduler.create(try Specimens.order(), peer: nil)

@@ -1,0 +1,30 @@
+/// The data groups of a read that are parsed into the result, parsed once (issue 30): DG1, DG2 and
+/// DG3-DG16 (`LDSContents`). `ReadResult.assemble` builds the result from them, the inspection
+/// checks judge DG1's and DG2's structure by them, and the daemon and `mrtdctl read --face/--images`
+/// take the images from them: nothing parses DG2 a second time.
+///
+/// The images are personal data: whoever keeps them (the daemon's `ImageBytes`) takes them from
+/// here, and nothing else copies them.
+public struct ParsedDataGroups: Sendable {
+    /// DG1 as parsed, or the parser's error; nil when DG1 was not read.
+    public let dg1: Result<DG1, LDSError>?
+    /// DG2 as parsed, or the parser's error; nil when DG2 was not read.
+    public let dg2: Result<DG2, LDSError>?
+    /// DG3-DG16 among the files: details, biometrics and the images besides the face.
+    public let contents: LDSContents
+
+    /// Parses the data groups among `files` (a group not read stays nil; one that does not parse
+    /// keeps its error).
+    public init(files: [LDSFile: [UInt8]]) {
+        dg1 = files[.dg(1)].map { bytes in Result { () throws(LDSError) in try DG1(rawBytes: bytes) } }
+        dg2 = files[.dg(2)].map { bytes in Result { () throws(LDSError) in try DG2(rawBytes: bytes) } }
+        contents = LDSContents(files: files)
+    }
+
+    /// DG1's MRZ, nil when DG1 was not read or did not parse.
+    public var mrz: MRZ? { (try? dg1?.get())?.mrz }
+
+    /// DG2's first face image (the face the result describes), nil when DG2 was not read, did not
+    /// parse or holds none.
+    public var face: FaceImage? { (try? dg2?.get())?.faces.first }
+}
