@@ -59,16 +59,24 @@ public struct BiometricGroup: Sendable, Equatable {
     }
 
     /// Encodes DG3 or DG4 with one template per record: ISO/IEC 19794-4 (format type `0007`) or
-    /// 19794-6 (`0009`) records under format owner `0101`.
+    /// 19794-6 (`0009`) records under format owner `0101`, the biometric subtype (`82`) that of the
+    /// record's first finger position or eye.
     public static func encode(file: LDSFile, records: [[UInt8]]) -> [UInt8] {
         let finger = file == .dg(3)
-        let header = TLV.encode(tag: 0xA1, children: [
-            TLV.encode(tag: 0x80, value: [0x01, 0x01]),
-            TLV.encode(tag: 0x81, value: [finger ? 0x08 : 0x10]),  // CBEFF biometric type: finger / iris
-            TLV.encode(tag: 0x87, value: [0x01, 0x01]),
-            TLV.encode(tag: 0x88, value: [0x00, finger ? 0x07 : 0x09]),
-        ])
-        let templates = records.map { TLV.encode(tag: 0x7F60, children: [header, TLV.encode(tag: 0x5F2E, value: $0)]) }
+        let templates = records.map { record in
+            // 19794-4: the first finger's position follows the 32-byte header and its 4-byte block
+            // length; 19794-6: the first eye follows the 45-byte header.
+            let offset = finger ? 36 : 45
+            let position = record.count > offset ? Int(record[offset]) : 0
+            let header = TLV.encode(tag: 0xA1, children: [
+                TLV.encode(tag: 0x80, value: [0x01, 0x01]),
+                TLV.encode(tag: 0x81, value: [biometricType(file)]),  // CBEFF biometric type: finger / iris
+                TLV.encode(tag: 0x82, value: [biometricSubtype(file: file, position: position)]),
+                TLV.encode(tag: 0x87, value: [0x01, 0x01]),
+                TLV.encode(tag: 0x88, value: formatType(file)),
+            ])
+            return TLV.encode(tag: 0x7F60, children: [header, TLV.encode(tag: 0x5F2E, value: record)])
+        }
         return TLV.encode(tag: file.tag ?? 0x63, children: [
             TLV.encode(tag: 0x7F61, children: [TLV.encode(tag: 0x02, value: [UInt8(records.count)])] + templates),
         ])

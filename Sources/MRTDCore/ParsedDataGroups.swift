@@ -12,6 +12,9 @@ public struct ParsedDataGroups: Sendable {
     public let dg2: Result<DG2, LDSError>?
     /// DG3-DG16 among the files: details, biometrics and the images besides the face.
     public let contents: LDSContents
+    /// DG3 and DG4 (when read) against the structure of Doc 9303-10 §4.7.3 / §4.7.4: the problems
+    /// found (`BiometricGroup.structureProblems`), an empty list for a well-formed group.
+    public let biometricStructureProblems: [Int: [String]]
 
     /// Parses the data groups among `files` (a group not read stays nil; one that does not parse
     /// keeps its error).
@@ -19,6 +22,11 @@ public struct ParsedDataGroups: Sendable {
         dg1 = files[.dg(1)].map { bytes in Result { () throws(LDSError) in try DG1(rawBytes: bytes) } }
         dg2 = files[.dg(2)].map { bytes in Result { () throws(LDSError) in try DG2(rawBytes: bytes) } }
         contents = LDSContents(files: files)
+        var problems: [Int: [String]] = [:]
+        for number in [3, 4] {
+            if let bytes = files[.dg(number)] { problems[number] = BiometricGroup.structureProblems(rawBytes: bytes, file: .dg(number)) }
+        }
+        biometricStructureProblems = problems
     }
 
     /// DG1's MRZ, nil when DG1 was not read or did not parse.

@@ -9,10 +9,25 @@ extension ChipAuthenticationParameters {
     /// real German passports get from other readers, see RealPassportChipAuthenticationTests).
     ///
     /// - Returns: `nil` when DG14 offers no Chip Authentication at all.
-    /// - Throws: `ProtocolError.chipAuthentication` (`.securityInfosMalformed`, `.keyIDMismatch`).
+    /// - Throws: `ProtocolError.chipAuthentication` (`.securityInfosMalformed`, also for a
+    ///   ChipAuthenticationInfo that does not parse; `.keyIDMismatch`).
     public static func select(from securityInfos: SecurityInfos) throws -> ChipAuthenticationParameters? {
+        // A ChipAuthenticationInfo that does not parse (no version, a version other than 1 or 2:
+        // TR-03105-5.1 LDS_F_06 / LDS_F_07) leaves the protocol unknown: no default is guessed for it.
+        if let bad = securityInfos.unknown.first(where: { $0.problem != nil && ChipAuthenticationProtocol(oid: $0.protocolOID) != nil }) {
+            throw ProtocolError.chipAuthentication(
+                .securityInfosMalformed, detail: "ChipAuthenticationInfo \(bad.protocolOID) does not parse: \(bad.problem ?? "")")
+        }
         let keys = securityInfos.chipAuthenticationPublicKeyInfos
-        let infos = securityInfos.chipAuthenticationInfos.filter { $0.chipAuthenticationProtocol != nil }
+        // TR-03110-3 §A.1.1.2 defines versions 1, 2 (and 3, CA version 3); a version beyond names no
+        // protocol (TR-03105-5.1 LDS_F_06): such an info is ignored, and if it was the only one, no
+        // default is guessed for it either.
+        let defined = securityInfos.chipAuthenticationInfos.filter { (1...3).contains($0.version) }
+        if defined.isEmpty, let undefined = securityInfos.chipAuthenticationInfos.first {
+            throw ProtocolError.chipAuthentication(
+                .securityInfosMalformed, detail: "ChipAuthenticationInfo version \(undefined.version) is not defined")
+        }
+        let infos = defined.filter { $0.chipAuthenticationProtocol != nil }
         guard !keys.isEmpty else {
             if infos.isEmpty { return nil }
             throw ProtocolError.chipAuthentication(.securityInfosMalformed, detail: "ChipAuthenticationInfo without a usable public key")

@@ -152,6 +152,15 @@ public final class ChipSession {
         }
     }
 
+    /// Whether `error` is the end of data group `file` after some of its bytes, before the length
+    /// its header declares: the chip's file ends there (an overstated length, or a file that breaks
+    /// off). DG1 and DG2, which every inspection needs whole, stay errors (`fileTruncated`).
+    static func endedShortOfItsHeader(_ error: ProtocolError, reader: FileReader, file: LDSFile) -> Bool {
+        guard case .dg(let number) = file, number > 2,
+              case .fileTruncated(let truncated, _, let received) = error, truncated == file, received > 0 else { return false }
+        return reader.interrupted.map { $0.file == file && $0.bytes.count == received } == true
+    }
+
     public func run() async throws -> ChipReadOutcome {
         defer { channel.endSecureMessaging() }
         started = clock.now
@@ -214,6 +223,21 @@ public final class ChipSession {
                     ? "securityStatusNotSatisfied" : "accessDenied \(sw)"))
             } catch ProtocolError.fileNotFound {
                 skipped.append(.init(file: file.name, reason: ErrorCode.fileNotFound.rawValue))
+            } catch let error as ProtocolError where Self.endedShortOfItsHeader(error, reader: reader, file: file) {
+                // BSI TR-03105-5.1 LDS_D_06 / LDS_E_05 / LDS_F_03 / LDS_I_03: an optional group whose
+                // header declares more than the chip holds is kept as read and judged as such (its
+                // structure, its hash, the key it should hold); the read goes on.
+                files[file] = reader.interrupted?.bytes
+                warnings.append("\(file.name): \(error.description): kept as read")
+                if file == .dg(14), let dg14 = files[file] {
+                    // Chip Authentication judges it (a DG14 that does not parse fails it), and
+                    // Terminal Authentication, which needs Chip Authentication, says why it did not run.
+                    try await authentication.chipAuthentication(dg14: dg14, alreadyAuthenticated: opened.chipAuthentication != nil)
+                    if eacWanted {
+                        terminalAuthentication = try await runTerminalAuthentication(
+                            wanted: wanted, authentication: authentication, with: reader)
+                    }
+                }
             } catch let error as ProtocolError where Self.endedBeforeItsFirstByte(error, reader: reader, file: file) {
                 // NFCPassportReader#265: a data group the chip lists yet gives nothing of (its first
                 // READ BINARY ends the file: 6282 or 6B00 with no data, 9000 with none) is not there;

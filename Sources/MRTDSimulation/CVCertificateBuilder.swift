@@ -201,22 +201,12 @@ import FoundationEssentials
 
 extension EACTestSet {
     /// Synthetic DG3 / DG4 (biometric information group templates, Doc 9303-10 §4.7.3 / §4.7.4, around
-    /// tiny ISO/IEC 19794-4 / -6 style records): not real fingerprints or irises, only bytes to release.
-    public static let biometricDataGroups: [Int: [UInt8]] = {
-        func group(tag: UInt, format: [UInt8], record: [UInt8]) -> [UInt8] {
-            let header = TLV.encode(tag: 0xA1, children: [
-                TLV.encode(tag: 0x80, value: [0x01, 0x01]),  // ICAO header version
-                TLV.encode(tag: 0x87, value: [0x01, 0x01]),  // format owner: ISO/IEC JTC 1/SC 37
-                TLV.encode(tag: 0x88, value: format),  // format type
-            ])
-            let template = TLV.encode(tag: 0x7F60, children: [header, TLV.encode(tag: 0x5F2E, value: record)])
-            return TLV.encode(tag: tag, value: TLV.encode(tag: 0x7F61, children: [TLV.encode(tag: 0x02, value: [1]), template]))
-        }
-        // "FIR\0" / "IIR\0" record headers, version "010\0", then a few zero bytes.
-        let fir = Array("FIR".utf8) + [0] + Array("010".utf8) + [0] + [UInt8](repeating: 0, count: 24)
-        let iir = Array("IIR".utf8) + [0] + Array("010".utf8) + [0] + [UInt8](repeating: 0, count: 24)
-        return [3: group(tag: 0x63, format: [0x00, 0x07], record: fir), 4: group(tag: 0x76, format: [0x00, 0x09], record: iir)]
-    }()
+    /// ISO/IEC 19794-4 / -6 records): BSI TR-03105-5.1's fingerprint set 1 (two WSQ) and iris set 1
+    /// (two RAW) of ``ConformanceBiometrics``, not real fingerprints or irises, only bytes to release.
+    public static let biometricDataGroups: [Int: [UInt8]] = [
+        3: ConformanceBiometrics.group(.dg(3), ConformanceBiometrics.fingerprintSet1),
+        4: ConformanceBiometrics.group(.dg(4), ConformanceBiometrics.irisSet1),
+    ]
 
     /// Gives `configuration` EAC with this set's CVCA: EF.CVCA, the trust point, the chip's date.
     public func equip(_ configuration: inout VirtualChipConfiguration, chipDate: CVDate) {

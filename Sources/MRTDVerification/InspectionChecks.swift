@@ -15,6 +15,10 @@ public enum InspectionChecks {
         public static let dg1Malformed = "dg1Malformed"
         public static let dg2Malformed = "dg2Malformed"
         public static let dg2NoFace = "dg2NoFace"
+        /// DG3 (fingers) departs from Doc 9303-10 §4.7.3 (BSI TR-03105-5.1 LDS_D).
+        public static let dg3Malformed = "dg3Malformed"
+        /// DG4 (irises) departs from Doc 9303-10 §4.7.4 (BSI TR-03105-5.1 LDS_E).
+        public static let dg4Malformed = "dg4Malformed"
         public static let dataGroupsNotRead = "dataGroupsNotRead"
         public static let dg1Unavailable = "dg1Unavailable"
         public static let documentExpired = "documentExpired"
@@ -34,6 +38,7 @@ public enum InspectionChecks {
 
     /// DG1 (MRZ) and DG2 (biometric template) parse as their structures require (Doc 9303-10
     /// §4.7.1, §4.7.2). A DG2 without a face image fails (Doc 9303-10: the face is mandatory).
+    /// DG3 and DG4, when read, must have the structure of §4.7.3 / §4.7.4 exactly.
     /// Returns the check and the data groups that failed. `parsed`: the read's data groups, parsed once.
     public static func dataGroupStructure(_ parsed: ParsedDataGroups) -> (check: ReadResult.Check, failed: [Int]) {
         var failed: [Int] = []
@@ -60,6 +65,17 @@ public enum InspectionChecks {
                 failed.append(2)
                 reasons.append(Reason.dg2Malformed)
                 details.append("DG2: \(error)")
+            }
+        }
+        // DG3 / DG4 when read (after Terminal Authentication): their biometric templates as
+        // ``BiometricGroup/structureProblems(rawBytes:file:)`` found them (`ParsedDataGroups`).
+        for number in [3, 4] {
+            guard let problems = parsed.biometricStructureProblems[number] else { continue }
+            checked.append("DG\(number)")
+            if !problems.isEmpty {
+                failed.append(number)
+                reasons.append(number == 3 ? Reason.dg3Malformed : Reason.dg4Malformed)
+                details.append(problems.joined(separator: "; "))
             }
         }
         if checked.isEmpty {
