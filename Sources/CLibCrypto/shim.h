@@ -8,6 +8,7 @@
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/dh.h>
+#include <openssl/dsa.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>

@@ -110,6 +110,8 @@ public struct PKCS11Key: Sendable, CustomStringConvertible {
             data = message
         case .ecdsa:
             throw .unsupported("DER ECDSA from PKCS #11")
+        case .dsa:
+            throw .unsupported("DSA from PKCS #11")
         }
         let key = self
         let parameters = pss

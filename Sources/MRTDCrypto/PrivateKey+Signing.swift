@@ -11,6 +11,9 @@ extension PrivateKey {
         /// `explicitParameters` the public key is encoded with explicit domain parameters, as
         /// Doc 9303-12 §7.1.2 asks of CSCA and DSC keys.
         case ec(curve: String, explicitParameters: Bool)
+        /// DSA (FIPS 186-4) with fresh domain parameters of `bits` (p) and `qBits` (q): 3072/256,
+        /// 2048/224 or 2048/256.
+        case dsa(bits: Int, qBits: Int)
     }
 
     /// Generates a fresh key.
@@ -19,6 +22,7 @@ extension PrivateKey {
         switch generation {
         case .rsa: name = "RSA"
         case .ec: name = "EC"
+        case .dsa(let bits, let qBits): return try generateDSA(bits: bits, qBits: qBits)
         }
         guard let context = EVP_PKEY_CTX_new_from_name(nil, name, nil) else { throw .openSSLQueue("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(context) }
@@ -28,6 +32,7 @@ extension PrivateKey {
             guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(clamping: bits)) == 1 else {
                 throw .openSSLQueue("EVP_PKEY_CTX_set_rsa_keygen_bits")
             }
+        case .dsa: break
         case .ec(let curve, let explicit):
             // OSSL_PARAM keeps pointers to the key names and values: all four must outlive the call.
             let status = "group".withCString { groupKey in
@@ -48,6 +53,24 @@ extension PrivateKey {
         }
         var key: OpaquePointer? = nil
         guard EVP_PKEY_generate(context, &key) == 1, let key else { throw .openSSLQueue("EVP_PKEY_generate") }
+        return PrivateKey(handle: EVPKeyHandle(taking: key))
+    }
+
+    /// A DSA key on freshly generated domain parameters (`EVP_PKEY_paramgen`, then keygen).
+    private static func generateDSA(bits: Int, qBits: Int) throws(CryptoError) -> PrivateKey {
+        let context = try EVPKeyContext(typeName: "DSA")
+        guard EVP_PKEY_paramgen_init(context.pointer) == 1,
+              EVP_PKEY_CTX_set_dsa_paramgen_bits(context.pointer, Int32(clamping: bits)) == 1,
+              EVP_PKEY_CTX_set_dsa_paramgen_q_bits(context.pointer, Int32(clamping: qBits)) == 1
+        else { throw .openSSLQueue("DSA parameter generation setup") }
+        var domainKey: OpaquePointer? = nil
+        guard EVP_PKEY_paramgen(context.pointer, &domainKey) == 1, let domainKey else {
+            throw .openSSLQueue("EVP_PKEY_paramgen(DSA)")
+        }
+        let keygen = try EVPKeyContext(key: EVPKeyHandle(taking: domainKey))
+        guard EVP_PKEY_keygen_init(keygen.pointer) == 1 else { throw .openSSLQueue("EVP_PKEY_keygen_init(DSA)") }
+        var key: OpaquePointer? = nil
+        guard EVP_PKEY_generate(keygen.pointer, &key) == 1, let key else { throw .openSSLQueue("EVP_PKEY_generate(DSA)") }
         return PrivateKey(handle: EVPKeyHandle(taking: key))
     }
 

@@ -11,6 +11,8 @@ public struct PublicKey: Sendable {
     public enum Kind: Sendable, Equatable {
         case rsa
         case ec
+        /// DSA (FIPS 186-4), as Doc 9303-12 §7 allows for CSCA and document signer keys.
+        case dsa
     }
 
     /// `rsa` or `ec`.
@@ -28,6 +30,7 @@ public struct PublicKey: Sendable {
         switch EVP_PKEY_get_base_id(handle.pointer) {
         case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS: kind = .rsa
         case EVP_PKEY_EC: kind = .ec
+        case EVP_PKEY_DSA: kind = .dsa
         case let other: throw .unsupported("public key type NID \(other)")
         }
         bits = Int(EVP_PKEY_get_bits(handle.pointer))
@@ -39,7 +42,7 @@ public struct PublicKey: Sendable {
     /// type (an ECDSA scheme with an RSA key); throws only when OpenSSL cannot set up at all.
     public func verify(signature: [UInt8], message: some Collection<UInt8>, scheme: SignatureScheme) throws(CryptoError) -> Bool {
         switch (scheme, kind) {
-        case (.rsaPKCS1v15, .rsa), (.rsaPSS, .rsa), (.ecdsa, .ec), (.ecdsaPlain, .ec): break
+        case (.rsaPKCS1v15, .rsa), (.rsaPSS, .rsa), (.ecdsa, .ec), (.ecdsaPlain, .ec), (.dsa, .dsa): break
         default: return false
         }
         var derSignature = signature

@@ -12,11 +12,13 @@ public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
     case ecdsa(DigestAlgorithm)
     /// ECDSA with the plain `r || s` signature of BSI TR-03111 §5.2.1 (`ecdsa-plain-SHA*`).
     case ecdsaPlain(DigestAlgorithm)
+    /// DSA (FIPS 186-4, Doc 9303-12 §7) with a DER `Dss-Sig-Value` signature (RFC 3279 §2.2.2).
+    case dsa(DigestAlgorithm)
 
     /// The hash the signature is computed over.
     public var digest: DigestAlgorithm {
         switch self {
-        case .rsaPKCS1v15(let d), .ecdsa(let d), .ecdsaPlain(let d): d
+        case .rsaPKCS1v15(let d), .ecdsa(let d), .ecdsaPlain(let d), .dsa(let d): d
         case .rsaPSS(let d, _, _): d
         }
     }
@@ -31,6 +33,7 @@ public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
             return "RSA-PSS-\(hash)" + (mgf == digest ? "" : "-MGF1-\(mgfHash)") + "-salt\(salt)"
         case .ecdsa: return "ECDSA-\(hash)"
         case .ecdsaPlain: return "ECDSA-plain-\(hash)"
+        case .dsa: return "DSA-\(hash)"
         }
     }
 }

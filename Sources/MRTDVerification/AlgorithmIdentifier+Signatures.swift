@@ -32,6 +32,9 @@ extension AlgorithmIdentifier {
             guard let digest = digest ?? defaultDigest else { throw .unsupported(oid) }
             return .ecdsa(digest)
         case .ecdsaPlain(let digest): return .ecdsaPlain(digest)
+        case .dsa(let digest):
+            guard let digest = digest ?? defaultDigest else { throw .unsupported(oid) }
+            return .dsa(digest)
         }
     }
 
@@ -41,6 +44,7 @@ extension AlgorithmIdentifier {
         case pss
         case ecdsa(DigestAlgorithm?)
         case ecdsaPlain(DigestAlgorithm)
+        case dsa(DigestAlgorithm?)
         case weak
     }
 
@@ -60,6 +64,11 @@ extension AlgorithmIdentifier {
             ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 1], .ecdsaPlain(.sha1)), ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 2], .ecdsaPlain(.sha224)),
             ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 3], .ecdsaPlain(.sha256)), ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 4], .ecdsaPlain(.sha384)),
             ([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, 5], .ecdsaPlain(.sha512)),
+            // DSA (Doc 9303-12 §7): id-dsa (a bare key algorithm), id-dsa-with-sha1 (RFC 3279 §2.2.2),
+            // dsa-with-sha224 … sha512 (NIST CSOR 2.16.840.1.101.3.4.3.1-4)
+            ([1, 2, 840, 10040, 4, 1], .dsa(nil)), ([1, 2, 840, 10040, 4, 3], .dsa(.sha1)),
+            ([2, 16, 840, 1, 101, 3, 4, 3, 1], .dsa(.sha224)), ([2, 16, 840, 1, 101, 3, 4, 3, 2], .dsa(.sha256)),
+            ([2, 16, 840, 1, 101, 3, 4, 3, 3], .dsa(.sha384)), ([2, 16, 840, 1, 101, 3, 4, 3, 4], .dsa(.sha512)),
             // md2/md4/md5WithRSAEncryption
             ([1, 2, 840, 113549, 1, 1, 2], .weak), ([1, 2, 840, 113549, 1, 1, 3], .weak), ([1, 2, 840, 113549, 1, 1, 4], .weak),
         ]

@@ -47,6 +47,8 @@ public struct CVPublicKey: Sendable, Equatable {
             guard elements[0x81] != nil, elements[0x82] != nil else { throw .malformed("RSA key without modulus or exponent") }
         case .ecdsa, .ecdsaPlain:
             guard elements[0x86] != nil else { throw .malformed("EC key without its public point") }
+        case .dsa:
+            throw .unsupportedAlgorithm(algorithm.description)
         }
     }
 
@@ -88,7 +90,7 @@ public struct CVPublicKey: Sendable, Equatable {
                 sequence(TLV.encode(tag: 0x04, value: field(a)), TLV.encode(tag: 0x04, value: field(b))),
                 TLV.encode(tag: 0x04, value: g), integer(r), integer(cofactor))
             return sequence(sequence(oid(SecurityProtocolOID.ecPublicKey), parameters), bitString(point))
-        case nil:
+        case .dsa?, nil:
             throw .unsupportedAlgorithm(algorithmOID.description)
         }
     }

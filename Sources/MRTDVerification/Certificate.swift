@@ -49,6 +49,12 @@ public struct Certificate: Sendable, Hashable, BERReadable {
     public let authorityKeyIdentifier: [UInt8]?
     /// keyUsage bits (bit 0 = digitalSignature … bit 5 = keyCertSign), or `nil` without the extension.
     public let keyUsage: UInt16?
+    /// Whether the keyUsage extension is marked critical (Doc 9303-12 §7.1.1.3 requires it).
+    public let keyUsageCritical: Bool
+    /// Whether an authorityKeyIdentifier extension is present at all (with or without keyIdentifier).
+    public let hasAuthorityKeyIdentifierExtension: Bool
+    /// The TBSCertificate version value (2 is v3); `nil` when the field is absent (v1 by default).
+    public let version: Int?
     /// basicConstraints cA.
     public let isCA: Bool
 
@@ -93,6 +99,9 @@ public struct Certificate: Sendable, Hashable, BERReadable {
         subjectKeyIdentifier = tbs.extensions.subjectKeyIdentifier
         authorityKeyIdentifier = tbs.extensions.authorityKeyIdentifier
         keyUsage = tbs.extensions.keyUsage
+        keyUsageCritical = tbs.extensions.keyUsageCritical
+        hasAuthorityKeyIdentifierExtension = tbs.extensions.hasAuthorityKeyIdentifierExtension
+        version = tbs.version
         isCA = tbs.extensions.isCA
     }
 
@@ -167,6 +176,7 @@ struct SignedEnvelope: BERReadable {
 struct TBSCertificate: BERReadable {
     static var defaultIdentifier: ASN1Identifier { .sequence }
 
+    var version: Int?
     var serialNumber: [UInt8]
     var signature: AlgorithmIdentifier
     var issuer: DistinguishedName
@@ -181,7 +191,13 @@ struct TBSCertificate: BERReadable {
 extension TBSCertificate {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            _ = nodes.next(ifIdentifier: .context(0))  // version
+            // version [0] EXPLICIT Version DEFAULT v1
+            let version = try nodes.next(ifIdentifier: .context(0)).map { node -> Int in
+                guard case .constructed(let inner) = node.content, let value = inner.first(where: { _ in true }) else {
+                    throw ASN1Error.invalidASN1Object(reason: "certificate version")
+                }
+                return try Int(berEncoded: value)
+            }
             let serial = try nodes.required("serialNumber", identifier: .integer).primitiveBytes()
             let signature = try AlgorithmIdentifier(berEncoded: nodes.required("signature", identifier: .sequence))
             let issuer = try DistinguishedName(berEncoded: nodes.required("issuer"))
@@ -196,7 +212,7 @@ extension TBSCertificate {
                 try extensions.read(list: list)
             }
             return TBSCertificate(
-                serialNumber: Array(serial), signature: signature, issuer: issuer, validity: validity,
+                version: version, serialNumber: Array(serial), signature: signature, issuer: issuer, validity: validity,
                 subject: subject, subjectPublicKeyInfo: key.encodedBytes, extensions: extensions)
         }
     }
@@ -234,6 +250,8 @@ struct CertificateExtensions: BERReadable {
     var authorityKeyIdentifier: [UInt8]?
     /// keyUsage bits (bit 0 = digitalSignature … bit 5 = keyCertSign), `nil` without the extension.
     var keyUsage: UInt16?
+    var keyUsageCritical = false
+    var hasAuthorityKeyIdentifierExtension = false
     var isCA = false
 
     init() {}
@@ -261,6 +279,7 @@ struct CertificateExtensions: BERReadable {
         case Extension.subjectKeyIdentifier:
             subjectKeyIdentifier = Array(try ASN1OctetString(berEncoded: BER.parse(extensionValue)).bytes)
         case Extension.authorityKeyIdentifier:
+            hasAuthorityKeyIdentifierExtension = true
             // AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL, … }
             try BER.sequence(BER.parse(extensionValue), identifier: .sequence) { fields in
                 while let field = fields.next() {
@@ -274,6 +293,8 @@ struct CertificateExtensions: BERReadable {
                 value |= UInt16(byte.bitReversed) << (8 * i)
             }
             keyUsage = value
+            // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue }
+            keyUsageCritical = parts.count == 3 && parts[1].identifier == .boolean && (try? Bool(berEncoded: parts[1])) == true
         case Extension.basicConstraints:
             isCA = try BER.sequence(BER.parse(extensionValue), identifier: .sequence) { fields in
                 defer { fields.skipRemaining() }

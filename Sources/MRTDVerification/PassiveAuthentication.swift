@@ -48,14 +48,15 @@ public enum PassiveAuthentication {
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: LDSSecurityObject.oid,
                 toleratedContentTypes: LDSSecurityObject.legacyContentTypes,
-                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys)
+                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys,
+                profile: trustStore.verificationProfile)
             report.signatureScheme = signer.scheme
             report.dsc = signer.signer
             report.signingTime = signer.signingTime
             report.warnings += signer.warnings
             if !signer.signerFromMessage { report.warnings.append("dscFromTrustStore") }
 
-            let securityObject = try parseSecurityObject(signer.content, report: &report)
+            let securityObject = try parseSecurityObject(signer.content, profile: trustStore.verificationProfile, report: &report)
             report.sodDataGroupHashes = securityObject.hashesByDataGroup
             let chain = try trustStore.verifyChain(of: signer.signer, role: .documentSigner, at: date,
                                                    signingTime: signer.signingTime)
@@ -104,7 +105,8 @@ public enum PassiveAuthentication {
             let signedData = try SignedDataVerifier.parse(bounded)
             let signer = try SignedDataVerifier.verify(
                 signedData, expectedContentType: OID.securityObject,
-                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys)
+                externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys,
+                profile: trustStore.verificationProfile)
             verdict.dsc = signer.signer
             let chain = try trustStore.verifyChain(of: signer.signer, role: .documentSigner, at: date,
                                                    signingTime: signer.signingTime)
@@ -119,7 +121,11 @@ public enum PassiveAuthentication {
 
     /// Doc 9303-10 §4.6.2.2: version v0 or v1 (v1 exactly when ldsVersionInfo is present), a
     /// permitted hash algorithm, data group numbers 1…16 each at most once.
-    private static func parseSecurityObject(_ content: [UInt8], report: inout PassiveAuthenticationReport) throws(PAFailure) -> LDSSecurityObject {
+    /// A v1 object without ldsVersionInfo is reported (`ldsVersionInfoMissing`), or refused under the
+    /// strict profile (TR-03105 LDS_H_88).
+    private static func parseSecurityObject(
+        _ content: [UInt8], profile: VerificationProfile, report: inout PassiveAuthenticationReport
+    ) throws(PAFailure) -> LDSSecurityObject {
         let securityObject: LDSSecurityObject
         do { securityObject = try LDSSecurityObject(derEncoded: content) } catch {
             throw PAFailure(.ldsSecurityObjectInvalid, "\(error)")
@@ -130,7 +136,12 @@ public enum PassiveAuthentication {
         if securityObject.version == 0, securityObject.ldsVersion != nil {
             throw PAFailure(.ldsSecurityObjectInvalid, "ldsVersionInfo present in a v0 LDSSecurityObject")
         }
-        if securityObject.version == 1, securityObject.ldsVersion == nil { report.warnings.append("ldsVersionInfoMissing") }
+        if securityObject.version == 1, securityObject.ldsVersion == nil {
+            guard profile == .standard else {
+                throw PAFailure(.ldsSecurityObjectInvalid, "v1 LDSSecurityObject without ldsVersionInfo (strict profile)")
+            }
+            report.warnings.append("ldsVersionInfoMissing")
+        }
         report.digestAlgorithm = digest
         return securityObject
     }

@@ -23,9 +23,11 @@ public enum PassiveAuthenticationReason: String, Sendable, Codable, CaseIterable
     /// No certificate matching the SignerInfo's sid, neither in the SOD nor in the trust store.
     case dscNotFound
     /// The document signer certificate is malformed (missing fields, GeneralizedTime before 2050,
-    /// signatureAlgorithm differing from the TBSCertificate's signature field).
+    /// signatureAlgorithm differing from the TBSCertificate's signature field), not X.509 v3, without
+    /// countryName in its issuer or subject, or without authorityKeyIdentifier keyIdentifier
+    /// (Doc 9303-12 §7.1.1).
     case dscInvalid
-    /// The document signer's keyUsage lacks digitalSignature, or keyUsage is absent.
+    /// The document signer's keyUsage lacks digitalSignature, is not marked critical, or is absent.
     case dscKeyUsageInvalid
     /// The document signer's certificate signature does not verify with any matching CSCA key.
     case dscSignatureInvalid

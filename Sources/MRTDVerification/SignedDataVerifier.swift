@@ -47,7 +47,8 @@ enum SignedDataVerifier {
     static func verify(
         _ signedData: SignedData, expectedContentType: ASN1ObjectIdentifier,
         toleratedContentTypes: [ASN1ObjectIdentifier: String] = [:],
-        externalSigners: (SignerInfo.Identifier) -> [Certificate], signerKeys: SignerKeyCache? = nil
+        externalSigners: (SignerInfo.Identifier) -> [Certificate], signerKeys: SignerKeyCache? = nil,
+        profile: VerificationProfile = .standard
     ) throws(PAFailure) -> SignerVerification {
         var warnings: [String] = []
         // Doc 9303-10 §4.6.2.1: SignedData version v3.
@@ -72,10 +73,15 @@ enum SignedDataVerifier {
         if signedData.signerInfos.count > 1 { warnings.append("multipleSignerInfos") }
 
         // RFC 5652 §5.3: v1 with issuerAndSerialNumber, v3 with subjectKeyIdentifier. A mismatch is
-        // tolerated (TR-03105 LDS_H_84/85), any other version is not (LDS_H_26/27).
+        // tolerated (issued passports carry it) unless the profile is strict (TR-03105 LDS_H_84/85);
+        // any other version is not (LDS_H_26/27).
         switch (signerInfo.version, signerInfo.sid) {
         case (1, .issuerAndSerialNumber), (3, .subjectKeyIdentifier): break
-        case (1, _), (3, _): warnings.append("signerInfoVersionMismatch")
+        case (1, _), (3, _):
+            guard profile == .standard else {
+                throw PAFailure(.sodMalformed, "SignerInfo version \(signerInfo.version) does not match its signer identifier (strict profile)")
+            }
+            warnings.append("signerInfoVersionMismatch")
         default: throw PAFailure(.sodMalformed, "SignerInfo version \(signerInfo.version)")
         }
 

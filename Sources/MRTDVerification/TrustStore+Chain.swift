@@ -34,10 +34,30 @@ extension TrustStore {
             throw PAFailure(.dscInvalid, "validity in GeneralizedTime before 2050 (RFC 5280 §4.1.2.5)")
         }
         if role == .documentSigner {
+            // Doc 9303-12 §7.1.1 (Table 6) makes these fields of a DSC mandatory; TR-03105-5.1 fails a
+            // DSC without them (LDS_H_48/49, 53, 60/61, 62). Issued passports are not all so careful:
+            // the `strict` profile fails them as the plan does, the standard one verifies and warns
+            // (`dscNonConforming: ...`), like the other deviations of issued documents it tolerates.
+            var nonConforming: [(PassiveAuthenticationReason, String)] = []
+            if signer.version != 2 {
+                nonConforming.append((.dscInvalid, "certificate version \(signer.version.map { "value \($0)" } ?? "absent (v1)"), expected v3"))
+            }
+            if signer.issuer.country == nil || signer.subject.country == nil {
+                nonConforming.append((.dscInvalid, "issuer or subject name without countryName"))
+            }
+            if signer.authorityKeyIdentifier == nil {
+                nonConforming.append((.dscInvalid, signer.hasAuthorityKeyIdentifierExtension
+                    ? "authorityKeyIdentifier without keyIdentifier" : "authorityKeyIdentifier extension missing"))
+            }
             guard signer.keyUsage != nil else { throw PAFailure(.dscKeyUsageInvalid, "keyUsage extension missing") }
             guard signer.allowsDigitalSignature else {
                 throw PAFailure(.dscKeyUsageInvalid, "keyUsage lacks digitalSignature")
             }
+            if !signer.keyUsageCritical { nonConforming.append((.dscKeyUsageInvalid, "keyUsage not marked critical")) }
+            if let (reason, detail) = nonConforming.first, verificationProfile == .strict {
+                throw PAFailure(reason, detail + " (strict profile)")
+            }
+            warnings += nonConforming.map { "dscNonConforming: \($0.1)" }
         }
         do {
             _ = try signer.signatureAlgorithm.signatureScheme(defaultDigest: nil)

@@ -34,6 +34,9 @@ public struct TrustStore: Sendable, Equatable {
     public private(set) var crls: [CertificateRevocationList] = []
     /// What was loaded and rejected, and why.
     public internal(set) var report = TrustStoreReport()
+    /// How literally passive authentication against this store reads the specifications
+    /// (``VerificationProfile``): `standard` unless the operator asks for `strict`.
+    public var verificationProfile: VerificationProfile = .standard
     /// Verified deviation lists (Doc 9303-12 §10), see ``addDeviationList(_:path:at:)``.
     public internal(set) var deviationLists: [DeviationList] = []
     /// The keys of the signers this store's checks met (document signers, master-list and

@@ -10,6 +10,8 @@ public struct CertificateBuilder: Sendable {
     public enum Field: Sendable, Hashable { case serialNumber, issuer, validity, innerSignature }
 
     public var serialNumber: [UInt8] = [0x01]
+    /// The TBSCertificate version value (2 = v3); nil leaves the field out (TR-03105 LDS_H_48/49).
+    public var version: Int? = 2
     public var issuer: [UInt8]
     public var subject: [UInt8]
     public var notBefore: Date
@@ -27,8 +29,13 @@ public struct CertificateBuilder: Sendable {
     public var isCA: Bool
     /// keyUsage bits (bit 0 digitalSignature, bit 5 keyCertSign, bit 6 cRLSign); nil omits it.
     public var keyUsage: UInt16?
+    /// Whether keyUsage is marked critical (Doc 9303-12 requires it; TR-03105 LDS_H_62 clears it).
+    public var keyUsageCritical = true
     public var subjectKeyIdentifier: [UInt8]?
     public var authorityKeyIdentifier: [UInt8]?
+    /// Writes the authorityKeyIdentifier extension with the issuer's serial number only, no
+    /// keyIdentifier (TR-03105 LDS_H_60).
+    public var authorityKeyIdentifierWithoutKeyID = false
     public var omitted: Set<Field> = []
     /// Flip a bit of the signature, or leave it empty.
     public var corruptSignature = false
@@ -62,7 +69,10 @@ public struct CertificateBuilder: Sendable {
         if let ski = subjectKeyIdentifier {
             extensions.append(D.sequence(D.oid(Extension.subjectKeyIdentifier), D.octetString(D.octetString(ski))))
         }
-        if let aki = authorityKeyIdentifier {
+        if authorityKeyIdentifierWithoutKeyID {
+            // AuthorityKeyIdentifier { authorityCertSerialNumber [2] } (RFC 5280 §4.2.1.1) without [0].
+            extensions.append(D.sequence(D.oid(Extension.authorityKeyIdentifier), D.octetString(D.sequence(D.tlv(0x82, [0x01])))))
+        } else if let aki = authorityKeyIdentifier {
             extensions.append(D.sequence(D.oid(Extension.authorityKeyIdentifier), D.octetString(D.sequence(D.tlv(0x80, aki)))))
         }
         if let keyUsage {
@@ -70,12 +80,12 @@ public struct CertificateBuilder: Sendable {
             let first = UInt8(keyUsage & 0xFF).bitReversed
             let second = UInt8(keyUsage >> 8).bitReversed
             let bits: [UInt8] = second == 0 ? [first] : [first, second]
-            extensions.append(D.sequence(D.oid(Extension.keyUsage), D.boolean(true), D.octetString(D.bitString(bits))))
+            extensions.append(D.sequence(D.oid(Extension.keyUsage), keyUsageCritical ? D.boolean(true) : [], D.octetString(D.bitString(bits))))
         }
         if isCA {
             extensions.append(D.sequence(D.oid(Extension.basicConstraints), D.boolean(true), D.octetString(D.sequence(D.boolean(true)))))
         }
-        var tbs: [[UInt8]] = [D.tlv(0xA0, D.integer(2))]
+        var tbs: [[UInt8]] = version.map { [D.tlv(0xA0, D.integer($0))] } ?? []
         if !omitted.contains(.serialNumber) { tbs.append(D.integer(unsigned: serialNumber)) }
         if !omitted.contains(.innerSignature) { tbs.append(innerAlgorithmOverride ?? algorithm) }
         if !omitted.contains(.issuer) { tbs.append(issuer) }
@@ -84,7 +94,8 @@ public struct CertificateBuilder: Sendable {
         tbs.append(subjectPublicKeyInfo)
         if !extensions.isEmpty { tbs.append(D.tlv(0xA3, D.sequence(extensions))) }
         let tbsBytes = D.sequence(tbs)
-        var signature = emptySignature ? [] : try issuerKey.sign(message: tbsBytes, scheme: scheme)
+        // `signature(message:scheme:)`: plain r || s for the BSI ecdsa-plain schemes.
+        var signature = emptySignature ? [] : try issuerKey.signature(message: tbsBytes, scheme: scheme)
         if corruptSignature, !signature.isEmpty { signature[signature.count / 2] ^= 0x01 }
         return D.sequence(tbsBytes, outerAlgorithmOverride ?? algorithm, D.bitString(signature))
     }

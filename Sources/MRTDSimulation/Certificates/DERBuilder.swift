@@ -90,7 +90,17 @@ public enum DERBuilder {
                 tlv(0xA0, hashID(d)),
                 tlv(0xA1, algorithm([1, 2, 840, 113549, 1, 1, 8], parameters: hashID(mgf))),
                 tlv(0xA2, integer(salt))))
-        case .ecdsa(let d), .ecdsaPlain(let d):
+        case .dsa(let d):
+            // id-dsa-with-sha1 (RFC 3279 §2.2.2), dsa-with-sha224/256/384/512 (NIST CSOR 2.16.840.1.101.3.4.3.x).
+            let oids: [DigestAlgorithm: ASN1ObjectIdentifier] = [
+                .sha1: [1, 2, 840, 10040, 4, 3], .sha224: [2, 16, 840, 1, 101, 3, 4, 3, 1], .sha256: [2, 16, 840, 1, 101, 3, 4, 3, 2],
+                .sha384: [2, 16, 840, 1, 101, 3, 4, 3, 3], .sha512: [2, 16, 840, 1, 101, 3, 4, 3, 4]]
+            return algorithm(oids[d]!)
+        case .ecdsaPlain(let d):
+            // BSI TR-03111 §5.2.1 ecdsa-plain-SHA*: 0.4.0.127.0.7.1.1.4.1.{1…5}.
+            let arcs: [DigestAlgorithm: UInt] = [.sha1: 1, .sha224: 2, .sha256: 3, .sha384: 4, .sha512: 5]
+            return algorithm([0, 4, 0, 127, 0, 7, 1, 1, 4, 1, arcs[d]!])
+        case .ecdsa(let d):
             let oids: [DigestAlgorithm: ASN1ObjectIdentifier] = [.sha1: [1, 2, 840, 10045, 4, 1], .sha224: [1, 2, 840, 10045, 4, 3, 1],
                                                    .sha256: [1, 2, 840, 10045, 4, 3, 2], .sha384: [1, 2, 840, 10045, 4, 3, 3],
                                                    .sha512: [1, 2, 840, 10045, 4, 3, 4]]

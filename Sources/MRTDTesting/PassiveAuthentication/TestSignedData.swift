@@ -86,7 +86,7 @@ public struct TestSignedData: Sendable {
         let signedAttributes = D.set(attributes)
         var signatureBytes: [UInt8] = []
         if signature != .empty, signature != .missing {
-            signatureBytes = try key.sign(message: signedAttributes, scheme: scheme)
+            signatureBytes = try key.signature(message: signedAttributes, scheme: scheme)
             if signature == .corrupted { signatureBytes[signatureBytes.count / 2] ^= 0x01 }
         }
         let sid: [UInt8]
