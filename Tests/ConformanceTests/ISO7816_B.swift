@@ -1,7 +1,10 @@
+import Foundation
 import MRTDCore
+import MRTDCrypto
 import MRTDProtocol
 import MRTDSimulation
 import MRTDTranscript
+import MRTDVerification
 import Testing
 
 /// Unit ISO7816_B, Basic Access Control and secure messaging (plan §5.2; all ten cases moved to the
@@ -104,5 +107,30 @@ import Testing
         #expect(outcome.result.status == .failed)
         #expect(Self.secureMessagingCodes.contains(try #require(outcome.result.error?.code)))
         #expect(outcome.read.files[.dg(1)] == nil)
+    }
+
+    /// The operator holds a CRL of the document's CSCA that revokes its DSC: passive authentication
+    /// failed (`dscRevoked`), the document not valid. The same chain without the revocation (a CRL
+    /// listing another serial) reads valid, revocation checked.
+    @Test func ISO7816_B_10() async throws {
+        let sod = try SODCase.standard("B10")
+        func read(revoking serials: [[UInt8]]) async throws -> Conformance.Outcome {
+            var store = try sod.trustStore()
+            let crl = try CRLBuilder(
+                issuer: sod.chain.cscaName, revokedSerials: serials, thisUpdate: Date(timeIntervalSinceNow: -86_400),
+                nextUpdate: Date(timeIntervalSinceNow: 30 * 86_400), scheme: SODCase.pss(.sha256)
+            ).issue(signedBy: sod.chain.cscaKey)
+            store.addCRL(try CertificateRevocationList(derEncoded: crl))
+            var options = try Conformance.options(trust: false)
+            options.trustStore = store
+            return await Conformance.read(try sod.chip(), options)
+        }
+        let revoked = try await read(revoking: [[0x05], sod.chain.dscSerial])
+        #expect(revoked.result.status == .invalid)
+        #expect(revoked.result.checks.passiveAuthentication.result == .failed)
+        #expect(revoked.result.checks.passiveAuthentication.reason == "dscRevoked")
+        let current = try await read(revoking: [[0x05]])
+        #expect(current.result.status == .valid)
+        #expect(current.result.checks.passiveAuthentication.warnings?.contains("revocationNotChecked") == false)
     }
 }
