@@ -33,6 +33,9 @@ public struct ReadResult: Sendable, Equatable, Codable {
     public var optionalDetails: OpaqueGroupInfo?
     /// Images besides the face (DG5, DG7, DG11, DG12, DG3, DG4), served by name.
     public var images: [ImageInfo]?
+    /// EF.ATR/INFO as the reader found it (Doc 9303-10 §3.11), and whether its APDU sizes were used;
+    /// absent in results of reads before it was looked at.
+    public var atrInfo: ATRInfoReport?
 
     public init(
         status: Status, error: ErrorInfo? = nil, access: AccessInfo? = nil,
@@ -267,6 +270,10 @@ public struct ReadResult: Sendable, Equatable, Codable {
         /// DG1 as read from the chip against the MRZ a scanner read (TR-03135): `passed` or `failed`;
         /// present only on reads started from a scanned or pushed MRZ (issue 28, docs/kiosk.md).
         public var mrzMatch: Check?
+        /// EF.ATR/INFO's structure (Doc 9303-10 §3.11, ISO/IEC 7816-4 §12.7.1): `passed` when it was
+        /// read and parses, `failed` (`extendedLengthInfoMalformed`, `atrInfoUnknownObject`,
+        /// `atrInfoMalformed`) when it does not; absent when the chip has none or it was not readable.
+        public var atrInfo: Check?
         public init(
             passiveAuthentication: PassiveAuthenticationCheck = .notPerformed("notImplemented"),
             chipAuthentication: Check = .notPerformed("notImplemented"),

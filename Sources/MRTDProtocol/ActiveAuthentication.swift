@@ -49,7 +49,7 @@ public enum ActiveAuthentication {
             plain: signatureLength, blockSize: channel.secureMessaging?.cipher.blockSize ?? 8) <= 256
         let response = try await channel.send(
             CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256),
-            shortAnswer: fitsShort || !channel.transport.capabilities.extendedLength)
+            shortAnswer: fitsShort || !channel.capabilities.extendedLength)
         guard response.statusWord.isSuccess else {
             throw ProtocolError.commandFailed("INTERNAL AUTHENTICATE", response.statusWord)
         }

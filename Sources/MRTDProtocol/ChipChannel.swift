@@ -13,6 +13,11 @@ public final class ChipChannel {
     public private(set) var secureMessaging: SecureMessaging?
     /// What has crossed the wire so far.
     public private(set) var report = TransportReport()
+    /// The chip's own APDU sizes, from EF.ATR/INFO's extended length information (Doc 9303-10
+    /// §3.11, ISO/IEC 7816-4 §12.7.1): whole command and response APDUs, in bytes.
+    public private(set) var chipLimits: (maxCommandLength: Int, maxResponseLength: Int)?
+    /// Whether command chaining was noted in the adjustments already.
+    private var notedCommandChaining = false
 
     public init(transport: any APDUTransport) {
         self.transport = transport
@@ -20,6 +25,29 @@ public final class ChipChannel {
 
     deinit {
         secureMessaging?.wipe()
+    }
+
+    /// What one exchange may carry: the reader's capabilities (``transport``), narrowed to the chip's
+    /// sizes once EF.ATR/INFO gave them (``chipLimits``).
+    public var capabilities: TransportCapabilities {
+        var caps = transport.capabilities
+        if let chipLimits {
+            caps.maxCommandLength = min(caps.maxCommandLength, chipLimits.maxCommandLength)
+            caps.maxResponseLength = min(caps.maxResponseLength, chipLimits.maxResponseLength)
+            // A chip whose largest APDUs fit the short forms has no use for extended length.
+            if caps.maxCommandLength <= Self.maxShortCommandLength && caps.maxResponseLength <= 258 {
+                caps.extendedLength = false
+            }
+        }
+        return caps
+    }
+
+    /// The longest short command APDU: header, Lc, 255 data bytes, Le (ISO/IEC 7816-3 §12.1.3).
+    public static let maxShortCommandLength = 261
+
+    /// Sizes every following APDU by the chip's limits (EF.ATR/INFO), on top of the reader's.
+    public func applyChipLimits(maxCommandLength: Int, maxResponseLength: Int) {
+        chipLimits = (maxCommandLength, maxResponseLength)
     }
 
     /// Starts protecting every following command with `session`.
@@ -69,6 +97,70 @@ public final class ChipChannel {
     ///   its keys are wiped before the error propagates.
     public func send(_ command: CommandAPDU, forceExtended: Bool = false, shortAnswer: Bool = false) async throws -> ResponseAPDU {
         if Task.isCancelled { throw ProtocolError.cancelled }
+        if try needsChaining(command, forceExtended: forceExtended, shortAnswer: shortAnswer) {
+            return try await sendChained(command, shortAnswer: shortAnswer)
+        }
+        return try await sendOne(command, forceExtended: forceExtended, shortAnswer: shortAnswer)
+    }
+
+    /// Whether `command`, as it would be sent (protected when secure messaging is on), does not fit
+    /// one exchange: longer than ``capabilities`` allow, or extended where the link or the chip
+    /// carries short APDUs only.
+    private func needsChaining(_ command: CommandAPDU, forceExtended: Bool, shortAnswer: Bool) throws -> Bool {
+        guard command.data.count > 0, command.cla & 0x80 == 0 else { return false }
+        let caps = capabilities
+        let length: Int
+        let dataField: Int
+        if var probe = secureMessaging {
+            // A copy: its counter moves, the session's does not.
+            length = try probe.protect(command, forceExtended: forceExtended, shortAnswer: shortAnswer).count
+            let padded = (command.data.count / probe.cipher.blockSize + 1) * probe.cipher.blockSize
+            dataField = 2 + TLV.encodeLength(padded + 1).count + padded + 10 + (command.ne == nil ? 0 : 4)
+        } else {
+            guard let bytes = try? command.encoded(extended: forceExtended ? true : nil) else { return true }
+            length = bytes.count
+            dataField = command.data.count
+        }
+        // Too long for the link or the chip, or a data field only extended length can carry where
+        // the link or the chip takes short APDUs.
+        return length > caps.maxCommandLength || (dataField > 255 && !caps.extendedLength)
+    }
+
+    /// ISO/IEC 7816-4 §5.3.3 command chaining: the data in pieces, each a command of its own with
+    /// the chaining bit (CLA `x1x`) on all but the last, which keeps the command's class and its Le.
+    /// Under secure messaging each piece is protected on its own. A piece answered with anything but
+    /// `9000` ends the chain with that answer.
+    private func sendChained(_ command: CommandAPDU, shortAnswer: Bool) async throws -> ResponseAPDU {
+        let caps = capabilities
+        // Plain: 255 bytes (or what the chip's largest command leaves). Protected: 223 plain bytes
+        // make at most 241 bytes of data objects (DO'87' 228, DO'8E' 10, DO'97' 3) with 8- or
+        // 16-byte blocks.
+        var pieceLength = secureMessaging == nil ? min(255, caps.maxCommandLength - 6) : min(223, caps.maxCommandLength - 6 - 38)
+        pieceLength = max(pieceLength, 8)
+        var pieces: [[UInt8]] = []
+        var rest = command.data[...]
+        while !rest.isEmpty {
+            pieces.append(Array(rest.prefix(pieceLength)))
+            rest = rest.dropFirst(pieceLength)
+        }
+        if !notedCommandChaining {
+            notedCommandChaining = true
+            noteAdjustment("command chaining: INS \(String(command.ins, radix: 16, uppercase: true)) data of \(command.data.count) bytes sent in \(pieces.count) pieces (the link or the chip takes at most \(caps.maxCommandLength)-byte\(caps.extendedLength ? "" : " short") commands)")
+        }
+        for (index, piece) in pieces.enumerated() {
+            let last = index == pieces.count - 1
+            let part = CommandAPDU(
+                cla: last ? command.cla : command.cla | 0x10, ins: command.ins, p1: command.p1, p2: command.p2,
+                data: piece, ne: last ? command.ne : nil)
+            let response = try await sendOne(part, forceExtended: false, shortAnswer: shortAnswer)
+            if !last && response.statusWord != .success { return response }
+            if last { return response }
+        }
+        throw ProtocolError.apdu(.dataTooLong(command.data.count))
+    }
+
+    /// One command, one exchange (completed by GET RESPONSE where the chip asks for it).
+    private func sendOne(_ command: CommandAPDU, forceExtended: Bool, shortAnswer: Bool) async throws -> ResponseAPDU {
         let bytes: [UInt8]
         if var sm = secureMessaging {
             bytes = try sm.protect(command, forceExtended: forceExtended, shortAnswer: shortAnswer)
@@ -173,7 +265,7 @@ public final class ChipChannel {
     /// One raw exchange, counted.
     public func exchange(_ command: [UInt8]) async throws -> [UInt8] {
         if Task.isCancelled { throw ProtocolError.cancelled }
-        let caps = transport.capabilities
+        let caps = capabilities
         guard command.count <= caps.maxCommandLength else {
             throw ProtocolError.transport(.commandTooLong(command.count, max: caps.maxCommandLength))
         }

@@ -99,6 +99,12 @@ extension ChipSession {
 
         established = .pace(parameters, cardAccess: securityInfos, cardSecurity: files[.cardSecurity],
                             chipAuthentication: chipAuthentication)
+        // EF.ATR/INFO after PACE, still in the master file: some chips refuse it before access
+        // control (gmrtd#226), and none needs it earlier.
+        // A secure-messaging fault on it is recovered as on any file (PACE again).
+        if let atrInfo = try await recovering(file: .atrInfo, offset: { nil }, { try await self.readATRInfo() }) {
+            files[.atrInfo] = atrInfo
+        }
         let lds2 = try await recovering(file: nil, offset: { nil }) { try await selectApplications() }
         let proto = parameters.paceProtocol
         let access = ReadResult.AccessInfo(
@@ -119,6 +125,10 @@ extension ChipSession {
                 "the chip offers no PACE, and a CAN opens a document with PACE only")
         }
         chipIdentifier = TerminalAuthentication.chipIdentifier(mrz: mrz)
+        // A BAC chip's master file has no access control (Doc 9303-10 §3.11): EF.ATR/INFO is read
+        // in plain before the application is selected.
+        var files = files
+        files[.atrInfo] = try await readATRInfo()
         let lds2: Bool
         do {
             lds2 = try await selectApplications()
@@ -135,7 +145,6 @@ extension ChipSession {
             // when it serves EF.COM so. Passive authentication alone then decides the status.
             let reader = FileReader(channel: channel, configuration: options.reader)
             guard let com = try? await reader.read(.com) else { throw ProtocolError.bacNotSupported(sw) }
-            var files = files
             files[.com] = com
             let access = ReadResult.AccessInfo(protocol: "none", password: "none", cipher: "none")
             return OpenedChip(access: access, lds2: lds2, files: files,
@@ -155,6 +164,57 @@ extension ChipSession {
         }
         return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil,
                           established: .bac)
+    }
+
+    /// Reads EF.ATR/INFO (master file, SFI 01; Doc 9303-10 §3.11) with one READ BINARY and sizes the
+    /// following APDUs by its extended length information. Absent (6A82), refused or malformed, it
+    /// is reported (``ReadResult/atrInfo``) and the read goes on; only a lost link ends it (and is
+    /// recovered as any other).
+    func readATRInfo() async throws -> [UInt8]? {
+        atrInfoWarnings = []
+        let reader = FileReader(channel: channel, configuration: options.reader)
+        let bytes: [UInt8]
+        do {
+            if options.reader.useShortFileIdentifiers {
+                bytes = try await reader.readFile(.atrInfo, shortFileID: LDSFile.atrInfo.shortFileID)
+            } else {
+                bytes = try await reader.read(.atrInfo)
+            }
+        } catch ProtocolError.fileNotFound {
+            atrInfo = .init(status: "absent", statusWord: StatusWord.fileNotFound.hex)
+            return nil
+        } catch ProtocolError.fileAccessDenied(_, let sw) {
+            atrInfo = .init(status: "refused", statusWord: sw.hex)
+            return nil
+        } catch ProtocolError.commandFailed(_, let sw) {
+            atrInfo = .init(status: "refused", statusWord: sw.hex)
+            return nil
+        } catch let error as ProtocolError {
+            if case .transport = error { throw error }
+            if case .cancelled = error { throw error }
+            if channel.secureMessaging == nil, case .pace = established { throw error }
+            atrInfo = .init(status: "unreadable")
+            atrInfoWarnings.append("EF.ATR/INFO could not be read (\(error.code)); APDUs sized by the reader alone")
+            return nil
+        }
+        var report = ReadResult.ATRInfoReport(status: "read")
+        do {
+            let info = try ATRInfo(rawBytes: bytes)
+            report.objects = info.tags.map { String($0, radix: 16, uppercase: true) }
+            report.maxCommandLength = info.maxCommandLength
+            report.maxResponseLength = info.maxResponseLength
+            report.cardCapabilities = info.cardCapabilities?.hex
+            if let sizes = info.extendedLengthInfo {
+                channel.applyChipLimits(maxCommandLength: sizes.maxCommandLength, maxResponseLength: sizes.maxResponseLength)
+                report.applied = true
+                channel.noteAdjustment("EF.ATR/INFO: APDUs sized by the chip's extended length information (command ≤ \(sizes.maxCommandLength), response ≤ \(sizes.maxResponseLength) bytes)")
+            }
+        } catch {
+            // Reported by the atrInfo check; the sizes of a malformed file are not used.
+            atrInfoWarnings.append("EF.ATR/INFO: \(error); APDUs sized by the reader alone")
+        }
+        atrInfo = report
+        return bytes
     }
 
     /// Probes LDS2 (optional) and selects the LDS1 eMRTD application.

@@ -84,6 +84,8 @@ public struct ChipReadOutcome: Sendable, Equatable {
     public var checks = ReadResult.Checks()
     /// The PACE-CAM chip authentication outcome (nil when CAM did not run).
     public var chipAuthentication: ReadResult.Check? = nil
+    /// EF.ATR/INFO as found (nil when it was not looked for).
+    public var atrInfo: ReadResult.ATRInfoReport? = nil
 }
 
 /// Doc 9303 application identifiers.
@@ -119,6 +121,9 @@ public final class ChipSession {
     var terminalChain: TerminalChain?
     var reconnects = 0
     var secureMessagingRecoveries = 0
+    /// What EF.ATR/INFO gave (``readATRInfo(into:)``), and what it could not.
+    var atrInfo: ReadResult.ATRInfoReport?
+    var atrInfoWarnings: [String] = []
 
     /// - Parameters:
     ///   - transport: the link to the chip.
@@ -261,9 +266,10 @@ public final class ChipSession {
             checks.chipAuthentication = cam
         }
         progress?(.init(phase: .verifying, percent: 95))
+        warnings += atrInfoWarnings
         return ChipReadOutcome(
             files: files, applications: .init(lds1: true, lds2: lds2), access: access,
             skipped: skipped, warnings: warnings, transport: channel.report, checks: checks,
-            chipAuthentication: opened.chipAuthentication)
+            chipAuthentication: opened.chipAuthentication, atrInfo: atrInfo)
     }
 }

@@ -80,6 +80,7 @@ public enum DocumentReader {
                 skipped: outcome.skipped, transport: outcome.transport,
                 durationMs: milliseconds(clock.now - start), checks: outcome.checks)
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
+            result.atrInfo = outcome.atrInfo
             // Doc 9303-11 §5.1: passive authentication over the files as read; sets the status.
             let report = PassiveAuthentication.verify(files: outcome.files, trustStore: options.trustStore)
             result.apply(report)

@@ -50,7 +50,7 @@ public final class FileReader {
     public init(channel: ChipChannel, configuration: Configuration = Configuration()) {
         self.channel = channel
         self.configuration = configuration
-        extendedLength = configuration.preferExtendedLength && channel.transport.capabilities.extendedLength
+        extendedLength = configuration.preferExtendedLength && channel.capabilities.extendedLength
         shortFileIdentifiers = configuration.useShortFileIdentifiers
         readCap = 0
         readCap = linkCap()
@@ -58,7 +58,7 @@ public final class FileReader {
 
     /// The plain length the link carries per READ BINARY.
     private func linkCap() -> Int {
-        let caps = channel.transport.capabilities
+        let caps = channel.capabilities
         let sm = channel.secureMessaging
         let limit = min(caps.maxResponseLength, 65_538)
         if extendedLength {
@@ -141,7 +141,9 @@ public final class FileReader {
             let remaining = total.map { $0 - data.count }
             // The first read of a file asks for everything the link carries: Le = 0000 on an extended
             // link ("all bytes up to 65536"), else the short cap; its header tells what is left.
-            let asksEverything = nextExact == nil && remaining == nil && mayAskForEverything
+            // A chip that stated its sizes (EF.ATR/INFO) is asked for no more than it sends.
+            let sizedByChip = channel.chipLimits != nil
+            let asksEverything = nextExact == nil && remaining == nil && mayAskForEverything && !sizedByChip
                 && (extendedLength || (channel.secureMessaging == nil && readCap == 256))
             let length: Int
             if let exact = nextExact {
@@ -151,6 +153,8 @@ public final class FileReader {
                 length = extendedLength ? 65_536 : 256
             } else if let remaining {
                 length = min(remaining, readCap)
+            } else if sizedByChip {
+                length = readCap
             } else {
                 // Length unknown and "everything" refused: a short read learns the header first.
                 length = min(readCap, Self.shortSecureReadLength)

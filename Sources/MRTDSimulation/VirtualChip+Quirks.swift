@@ -201,7 +201,7 @@ extension VirtualChip {
 
     /// GET RESPONSE (ISO/IEC 7816-4 §11.6.1) for a pending `61xx` answer; nil when `bytes` is not one.
     func quirkGetResponse(_ bytes: [UInt8]) -> [UInt8]? {
-        guard configuration.quirks.contains(.respond61xx), bytes.count == 5,
+        guard configuration.quirks.contains(.respond61xx) || !configuration.extendedLength, bytes.count == 5,
               bytes[0] & 0xF0 == 0, bytes[1] == 0xC0, bytes[2] == 0, bytes[3] == 0 else { return nil }
         guard let pending = quirkState.pendingResponse else {
             return ResponseAPDU(statusWord: .conditionsNotSatisfied).bytes

@@ -53,6 +53,8 @@ public struct VirtualChipConfiguration: Sendable {
     public var bacAnswerDefect: BACAnswerDefect? = nil
     /// Every protected READ BINARY answer carries this defect (`VirtualChip+Faults.swift`).
     public var secureMessagingDefect: SecureMessagingDefect? = nil
+    /// APDU sizes the chip enforces, as its EF.ATR/INFO states them (`VirtualChip+APDULimits`).
+    public var apduLimits: VirtualAPDULimits? = nil
 
     public init(
         files: [LDSFile: [UInt8]], accessKey: MRZKey, extendedLength: Bool = true,
@@ -103,6 +105,9 @@ public actor VirtualChip: APDUTransport {
     var eacState = VirtualEACState()
     /// Exchanges handled so far.
     public private(set) var exchangeCount = 0
+    /// Command chaining in progress, and commands refused for their size (`VirtualChip+APDULimits`).
+    var chainState = VirtualChainState()
+    var limitRefusals = 0
 
     public init(configuration: VirtualChipConfiguration) {
         self.configuration = configuration
@@ -123,7 +128,7 @@ public actor VirtualChip: APDUTransport {
     public func process(_ bytes: [UInt8], injecting fault: VirtualChipFault? = nil) -> [UInt8] {
         defer { exchangeCount += 1 }
         if let answer = quirkGetResponse(bytes) { return answer }
-        return quirkPieces(processCommand(bytes, injecting: fault))
+        return shortOnlyPieces(quirkPieces(processCommand(bytes, injecting: fault)))
     }
 
     private func processCommand(_ bytes: [UInt8], injecting fault: VirtualChipFault?) -> [UInt8] {
@@ -138,6 +143,7 @@ public actor VirtualChip: APDUTransport {
         if extended {
             guard configuration.extendedLength else { return ResponseAPDU(statusWord: .wrongLength).bytes }
         }
+        if let refusal = commandLengthRefusal(bytes) { return refusal }
         // gmrtd#410: extended length announced, refused in fact.
         let refuseExtended = extended && quirks.contains(.extendedAnnouncedRefused) && (command.ins == 0xB0 || command.ins == 0xB1)
         guard var sm = secureMessaging else {
@@ -210,7 +216,9 @@ public actor VirtualChip: APDUTransport {
         secureMessaging = nil
     }
 
-    private func handle(_ command: CommandAPDU) -> ResponseAPDU {
+    private func handle(_ piece: CommandAPDU) -> ResponseAPDU {
+        guard let command = assembled(piece) else { return ResponseAPDU(statusWord: .success) }
+        if let answer = responseLengthRefusal(command) { return answer }
         if let answer = quirkRefusal(command) { return answer }
         if let answer = paceConformanceRefusal(command) { return answer }
         if let answer = handleAuthentication(command) { return answer }
@@ -221,7 +229,7 @@ public actor VirtualChip: APDUTransport {
         case 0x82: return externalAuthenticate(command)
         case 0x22 where command.p1 == 0xC1 && command.p2 == 0xA4: return paceSetAT(command)
         case 0x86 where paceState.inProgress: return paceGeneralAuthenticateWithConformanceFaults(command)
-        case 0xB0, 0xB1: return readBinary(command)
+        case 0xB0, 0xB1: return limitedAnswer(readBinary(command), to: command)
         default: return ResponseAPDU(statusWord: .instructionNotSupported)
         }
     }

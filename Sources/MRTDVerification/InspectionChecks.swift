@@ -89,6 +89,24 @@ public enum InspectionChecks {
                                  detail: details.joined(separator: "; ")), failed)
     }
 
+    /// EF.ATR/INFO, when the chip has one, parses as ISO/IEC 7816-4 §8.2.1.1 and §12.7.1 require
+    /// (Doc 9303-10 §3.11): interindustry objects only where they belong, and extended length
+    /// information `7F66` with both sizes (BSI TR-03105-5.1 LDS_K_03, LDS_K_04: failed).
+    public static func atrInfo(files: [LDSFile: [UInt8]]) -> ReadResult.Check? {
+        guard let bytes = files[.atrInfo] else { return nil }
+        do {
+            let info = try ATRInfo(rawBytes: bytes)
+            if let sizes = info.extendedLengthInfo {
+                return ReadResult.Check(result: .passed, detail: "EF.ATR/INFO well-formed: command APDUs up to \(sizes.maxCommandLength) bytes, response APDUs up to \(sizes.maxResponseLength) bytes")
+            }
+            return ReadResult.Check(result: .passed, detail: "EF.ATR/INFO well-formed, without extended length information")
+        } catch let error as ATRInfoError {
+            return ReadResult.Check(result: .failed, reason: error.reason, detail: error.description)
+        } catch {
+            return ReadResult.Check(result: .failed, reason: "atrInfoMalformed", detail: "\(error)")
+        }
+    }
+
     /// The document's date of expiry from DG1 against `date`: valid through the day it names (UTC).
     public static func documentExpiry(mrz: MRZ?, at date: Date) -> ReadResult.Check {
         guard let mrz else {
@@ -194,8 +212,8 @@ extension ReadResult {
     /// Runs the TR-03135 checks and deviation lists over a result whose passive authentication is
     /// already applied (``apply(_:)``), and adjusts `status` conservatively:
     ///
-    /// - a failed structure, access key or country check makes the status `invalid`, as does a
-    ///   failed passive authentication;
+    /// - a failed structure, access key, country or EF.ATR/INFO check makes the status `invalid`,
+    ///   as does a failed passive authentication;
     /// - a failure that a matching, verified deviation explains and that leaves the rest of the
     ///   evidence intact is *tolerated*: the status is `unverified` (never `valid`) and a warning
     ///   names the deviation;
@@ -229,6 +247,7 @@ extension ReadResult {
         checks.accessKeyMatch = InspectionChecks.accessKeyMatch(mrz: mrz, accessKey: accessKey, password: access?.password)
         checks.issuingCountry = InspectionChecks.issuingCountry(mrz: mrz, report: report)
         checks.revocation = InspectionChecks.revocation(report: report)
+        checks.atrInfo = InspectionChecks.atrInfo(files: files)
 
         var matches: [DeviationMatch] = []
         if let report, let trustStore, !trustStore.deviationLists.isEmpty {
@@ -259,6 +278,7 @@ extension ReadResult {
         if checks.chipAuthentication.result == .failed && checks.chipAuthentication.reason != "cardSecurityMissing" {
             failedChecks.append("chipAuthentication")
         }
+        if checks.atrInfo?.result == .failed { failedChecks.append("atrInfo") }
         if failedChecks.contains(where: { !tolerated.contains($0) }) {
             status = .invalid
         } else if !failedChecks.isEmpty {

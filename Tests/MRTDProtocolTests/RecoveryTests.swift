@@ -448,8 +448,8 @@ import MRTDTranscript
         let specimen = try SpecimenDocument.make(extraDataGroups: [3: dg3])
         let setup = Setup(name: "BAC with DG3", configuration: VirtualChipConfiguration(files: specimen.files, accessKey: Self.key),
                           files: specimen.files, access: .bac, dataGroups: [1, 2, 3])
-        // Exchange 4 reads EF.COM, 5 EF.SOD, 6 DG1, 7 DG2, 8 DG3.
-        let (read, _, _) = try await Self.read(setup, faults: [8: .chip(.plainStatus(.securityStatusNotSatisfied))])
+        // Exchange 0 reads EF.ATR/INFO, 5 EF.COM, 6 EF.SOD, 7 DG1, 8 DG2, 9 DG3.
+        let (read, _, _) = try await Self.read(setup, faults: [9: .chip(.plainStatus(.securityStatusNotSatisfied))])
         #expect(read.result.status == .valid)
         #expect(read.result.dataGroupsSkipped == [.init(file: "DG3", reason: "securityStatusNotSatisfied")])
         #expect(read.result.transport.recoveries.map(\.kind) == ["securityStatusNotSatisfied"])

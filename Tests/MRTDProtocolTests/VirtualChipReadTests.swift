@@ -75,8 +75,8 @@ import MRTDTranscript
         let outcome = try await ChipSession(transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac)).run()
         #expect(outcome.files[.dg(2)] == Self.specimen.files[.dg(2)])
         #expect(outcome.files.count == 4)
-        // One refused SFI read, then SELECT + READ BINARY per file.
-        #expect(outcome.transport.apdus == 4 + 1 + 4 * 2)
+        // EF.ATR/INFO (SFI refused), one refused SFI read, then SELECT + READ BINARY per file.
+        #expect(outcome.transport.apdus == 5 + 1 + 4 * 2)
         #expect(outcome.transport.adjustments.count == 1)
     }
 
@@ -84,7 +84,8 @@ import MRTDTranscript
         let outcome = try await ChipSession(
             transport: Self.chip(Self.setups[0]),
             options: ReadOptions(accessKey: .mrz(Self.key), reader: .init(useShortFileIdentifiers: false), access: .bac)).run()
-        #expect(outcome.transport.apdus == 4 + 4 * 2)
+        // EF.ATR/INFO (SELECT: 6A82), then SELECT + READ BINARY per file.
+        #expect(outcome.transport.apdus == 5 + 4 * 2)
         #expect(outcome.transport.adjustments.isEmpty)
     }
 
@@ -108,8 +109,8 @@ import MRTDTranscript
     @Test func aChipRefusingLe0000GetsAHeaderReadThenOneExactExtendedRead() async throws {
         let outcome = try await ChipSession(
             transport: Self.chip(Self.setups[1]), options: ReadOptions(accessKey: .mrz(Self.key), access: .bac)).run()
-        // 4 (AIDs, BAC) + 1 refused + EF.COM 1 + EF.SOD 2 + DG1 1 + DG2 2.
-        #expect(outcome.transport.apdus == 11)
+        // EF.ATR/INFO 1 (6A82) + 4 (AIDs, BAC) + 1 refused + EF.COM 1 + EF.SOD 2 + DG1 1 + DG2 2.
+        #expect(outcome.transport.apdus == 12)
         #expect(outcome.transport.extendedLength)
         #expect(outcome.transport.adjustments.count == 1)
     }
@@ -139,7 +140,8 @@ import MRTDTranscript
         #expect(read.result.error?.message.contains("access denied") == true)
         #expect(read.result.error?.message.contains("L898902C3") == false, "no MRZ data in messages")
         #expect(read.files.isEmpty)
-        #expect(read.result.transport.apdus == 4)
+        // EF.ATR/INFO (6A82), the two AIDs, GET CHALLENGE, EXTERNAL AUTHENTICATE.
+        #expect(read.result.transport.apdus == 5)
     }
 
     @Test func aPACEOnlyChipRefusingBACIsReportedAsSuch() async throws {
@@ -150,7 +152,7 @@ import MRTDTranscript
     }
 
     @Test func aCorruptedResponseMACEndsTheReadWithASpecificErrorWithoutRecovery() async throws {
-        // Exchange 5 is the second protected response (READ BINARY of EF.SOD).
+        // Exchange 5 is the first protected response (READ BINARY of EF.COM; exchange 0 is EF.ATR/INFO).
         let chip = Self.chip(Self.setups[0]) { $0.corruptMACAtExchange = [5] }
         let read = await DocumentReader.read(
             transport: chip, options: ReadOptions(accessKey: .mrz(Self.key), access: .bac, recovery: .none))
@@ -180,6 +182,8 @@ import MRTDTranscript
 
     @Test func aChipWithoutTheEMRTDApplicationIsNotAnEMRTD() async throws {
         let transport = ScriptedTransport([
+            // EF.ATR/INFO in the master file (BAC: in plain, before the application): absent.
+            .init(command: [UInt8](hex: "00B08100000000")!, response: [0x6A, 0x82]),
             .init(command: [UInt8](hex: "00A4040C07A0000002472001")!, response: [0x6A, 0x82]),
             .init(command: [UInt8](hex: "00A4040C07A0000002471001")!, response: [0x6A, 0x82]),
         ])

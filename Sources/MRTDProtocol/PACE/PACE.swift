@@ -219,7 +219,7 @@ public enum PACE {
         _ channel: ChipChannel, step: String, data: [UInt8], last: Bool = false, password: PACEPassword? = nil,
         answerLength: Int = 0
     ) async throws -> [TLV] {
-        let extendedLe = answerLength > 256 && channel.transport.capabilities.extendedLength
+        let extendedLe = answerLength > 256 && channel.capabilities.extendedLength
         let command = CommandAPDU(cla: last ? 0x00 : 0x10, ins: 0x86, p1: 0, p2: 0,
                                   data: TLV.encode(tag: 0x7C, value: data), ne: extendedLe ? 65_536 : 256)
         let response = try await channel.send(command)
