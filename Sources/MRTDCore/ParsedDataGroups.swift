@@ -15,6 +15,8 @@ public struct ParsedDataGroups: Sendable {
     /// DG3 and DG4 (when read) against the structure of Doc 9303-10 §4.7.3 / §4.7.4: the problems
     /// found (`BiometricGroup.structureProblems`), an empty list for a well-formed group.
     public let biometricStructureProblems: [Int: [String]]
+    /// EF.ATR/INFO as read (not a data group, but judged with them: `checks.atrInfo`), nil when absent.
+    public let atrInfo: [UInt8]?
 
     /// Parses the data groups among `files` (a group not read stays nil; one that does not parse
     /// keeps its error).
@@ -27,6 +29,7 @@ public struct ParsedDataGroups: Sendable {
             if let bytes = files[.dg(number)] { problems[number] = BiometricGroup.structureProblems(rawBytes: bytes, file: .dg(number)) }
         }
         biometricStructureProblems = problems
+        atrInfo = files[.atrInfo]
     }
 
     /// DG1's MRZ, nil when DG1 was not read or did not parse.

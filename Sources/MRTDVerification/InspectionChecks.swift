@@ -92,8 +92,8 @@ public enum InspectionChecks {
     /// EF.ATR/INFO, when the chip has one, parses as ISO/IEC 7816-4 §8.2.1.1 and §12.7.1 require
     /// (Doc 9303-10 §3.11): interindustry objects only where they belong, and extended length
     /// information `7F66` with both sizes (BSI TR-03105-5.1 LDS_K_03, LDS_K_04: failed).
-    public static func atrInfo(files: [LDSFile: [UInt8]]) -> ReadResult.Check? {
-        guard let bytes = files[.atrInfo] else { return nil }
+    public static func atrInfo(_ file: [UInt8]?) -> ReadResult.Check? {
+        guard let bytes = file else { return nil }
         do {
             let info = try ATRInfo(rawBytes: bytes)
             if let sizes = info.extendedLengthInfo {
@@ -247,7 +247,7 @@ extension ReadResult {
         checks.accessKeyMatch = InspectionChecks.accessKeyMatch(mrz: mrz, accessKey: accessKey, password: access?.password)
         checks.issuingCountry = InspectionChecks.issuingCountry(mrz: mrz, report: report)
         checks.revocation = InspectionChecks.revocation(report: report)
-        checks.atrInfo = InspectionChecks.atrInfo(files: files)
+        checks.atrInfo = InspectionChecks.atrInfo(parsed.atrInfo)
 
         var matches: [DeviationMatch] = []
         if let report, let trustStore, !trustStore.deviationLists.isEmpty {
