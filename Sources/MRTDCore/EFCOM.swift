@@ -57,3 +57,21 @@ public struct EFCOM: Sendable, Equatable {
         ])
     }
 }
+
+extension EFCOM {
+    /// The LDS versions of Doc 9303-10 (1.7 and 1.8: `0107`, `0108`) and the Unicode version it names
+    /// (4.0.0: `040000`).
+    public static let knownLDSVersions: Set<String> = ["0107", "0108"]
+    public static let knownUnicodeVersions: Set<String> = ["040000"]
+
+    /// Warnings for versions the reader does not know (it depends on neither: the data group list is
+    /// what it uses): `efComLDSVersionUnknown: 0300`, `efComUnicodeVersionUnknown: 050000`.
+    public var versionWarnings: [String] {
+        var warnings: [String] = []
+        if !Self.knownLDSVersions.contains(ldsVersion) { warnings.append("efComLDSVersionUnknown: \(ldsVersion)") }
+        if !Self.knownUnicodeVersions.contains(unicodeVersion) {
+            warnings.append("efComUnicodeVersionUnknown: \(unicodeVersion)")
+        }
+        return warnings
+    }
+}

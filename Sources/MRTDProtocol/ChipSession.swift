@@ -186,12 +186,24 @@ public final class ChipSession {
         var terminalAuthentication: TerminalAuthenticationCheck?
         // Files from 15 % to 95 %; the count of planned files is known only after EF.COM.
         progress?(.init(phase: .reading, file: LDSFile.com.name, percent: 15))
-        let com = try await readRecovering(.com, with: reader)
+        let com: [UInt8]
+        do {
+            com = try await readRecovering(.com, with: reader)
+        } catch ProtocolError.fileTruncated(.com, let expected, let received)
+            where received >= 2 && reader.interrupted?.file == .com && reader.interrupted?.bytes.count == received {
+            // EF.COM is not signed and only lists the groups: a file shorter than its header declares
+            // (TR-03105-5.1 LDS_A_03) is kept as it came and reported; its list is not used. One that
+            // gives nothing at all (its first READ BINARY ends the file) still fails the read.
+            com = reader.interrupted?.bytes ?? []
+            warnings.append("EF_COM: the file ends after \(received) of the \(expected) bytes its header declares")
+        }
         files[.com] = com
         // With an unusable EF.COM every group asked for is tried; the chip's answers decide.
         var listed: Set<LDSFile>?
         do {
-            listed = Set(try EFCOM(rawBytes: com).dataGroups)
+            let efCOM = try EFCOM(rawBytes: com)
+            listed = Set(efCOM.dataGroups)
+            warnings += efCOM.versionWarnings
         } catch {
             warnings.append("EF_COM: \(error)")
         }

@@ -13,6 +13,8 @@ public enum InspectionChecks {
     /// Stable reason codes of the checks.
     public enum Reason {
         public static let dg1Malformed = "dg1Malformed"
+        public static let dg1CheckDigitInvalid = "dg1CheckDigitInvalid"
+        public static let dg1FieldInvalid = "dg1FieldInvalid"
         public static let dg2Malformed = "dg2Malformed"
         public static let dg2NoFace = "dg2NoFace"
         /// DG3 (fingers) departs from Doc 9303-10 §4.7.3 (BSI TR-03105-5.1 LDS_D).
@@ -37,7 +39,8 @@ public enum InspectionChecks {
     }
 
     /// DG1 (MRZ) and DG2 (biometric template) parse as their structures require (Doc 9303-10
-    /// §4.7.1, §4.7.2). A DG2 without a face image fails (Doc 9303-10: the face is mandatory).
+    /// §4.7.1, §4.7.2); DG1's check digits hold and its fields keep their syntax (``MRZ/fieldErrors``).
+    /// A DG2 without a face image fails (Doc 9303-10: the face is mandatory).
     /// DG3 and DG4, when read, must have the structure of §4.7.3 / §4.7.4 exactly.
     /// Returns the check and the data groups that failed. `parsed`: the read's data groups, parsed once.
     public static func dataGroupStructure(_ parsed: ParsedDataGroups) -> (check: ReadResult.Check, failed: [Int]) {
@@ -47,7 +50,22 @@ public enum InspectionChecks {
         var checked: [String] = []
         if let dg1 = parsed.dg1 {
             checked.append("DG1")
-            do { _ = try dg1.get() } catch {
+            do {
+                // Doc 9303-3 §4.9 and §4.4-4.6: a signed MRZ whose check digits fail or whose fields
+                // break their syntax is not trusted (the names of the fields only: no MRZ values).
+                let mrz = try dg1.get().mrz
+                let wrongDigits = mrz.checkDigits.filter { !$0.isValid }.map(\.field)
+                let wrongFields = mrz.fieldErrors
+                if !wrongDigits.isEmpty {
+                    reasons.append(Reason.dg1CheckDigitInvalid)
+                    details.append("DG1: wrong check digit in \(wrongDigits.joined(separator: ", "))")
+                }
+                if !wrongFields.isEmpty {
+                    reasons.append(Reason.dg1FieldInvalid)
+                    details.append("DG1: malformed MRZ field \(wrongFields.joined(separator: ", "))")
+                }
+                if !wrongDigits.isEmpty || !wrongFields.isEmpty { failed.append(1) }
+            } catch {
                 failed.append(1)
                 reasons.append(Reason.dg1Malformed)
                 details.append("DG1: \(error)")
