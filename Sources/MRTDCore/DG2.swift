@@ -33,9 +33,10 @@ public struct DG2: Sendable, Equatable {
         var faces: [FaceImage] = []
         for (index, template) in templates.enumerated() {
             let parts = try LDSError.wrap { () throws(TLVError) in try template.children() }
-            guard parts.contains(where: { $0.tag == 0xA1 }) else {
+            guard let header = parts.first(where: { $0.tag == 0xA1 }) else {
                 throw .missingDataObject(.dg(2), tag: 0xA1)
             }
+            try DG2.checkHeader(header)
             guard let block = parts.first(where: { $0.tag == 0x5F2E || $0.tag == 0x7F2E }) else {
                 throw .missingBiometricDataBlock(template: index + 1)
             }
@@ -46,6 +47,36 @@ public struct DG2: Sendable, Equatable {
         self.rawBytes = rawBytes
         self.encoding = encoding ?? .iso19794_5
         self.faces = faces
+    }
+
+    /// The biometric header template (Doc 9303-10 §4.7.2.1): format owner (`87`) and format type
+    /// (`88`) are mandatory and must name a face format the reader decodes: owner ISO/IEC JTC 1/SC 37
+    /// (`0101`), type `0008` (19794-5) or `002A` (39794-5). A biometric type (`81`), when present,
+    /// must be facial features (2), in the one-byte form or the three-byte form of older CBEFF
+    /// headers (`000002`, LDS 1.7). Anything else is not a face: its bytes are never handed out.
+    static func checkHeader(_ header: TLV) throws(LDSError) {
+        let objects = try LDSError.wrap { () throws(TLVError) in try header.children() }
+        func value(_ tag: UInt) throws(LDSError) -> [UInt8] {
+            guard let object = objects.first(where: { $0.tag == tag }) else {
+                throw .missingDataObject(.dg(2), tag: tag)
+            }
+            return Array(object.value)
+        }
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { hex2(Int($0)) }.joined() }
+        let owner = try value(0x87)
+        guard owner == [0x01, 0x01] else {
+            throw .invalidBiometricHeader("format owner \(hex(owner)) is not ISO/IEC JTC 1/SC 37 (0101)")
+        }
+        let type = try value(0x88)
+        guard type == [0x00, 0x08] || type == [0x00, 0x2A] else {
+            throw .invalidBiometricHeader("format type \(hex(type)) is neither ISO/IEC 19794-5 (0008) nor 39794-5 (002A)")
+        }
+        if let biometricType = objects.first(where: { $0.tag == 0x81 }).map({ Array($0.value) }) {
+            let code = biometricType.reduce(0) { $0 << 8 | Int($1) }
+            guard (1...3).contains(biometricType.count), code == 2 else {
+                throw .invalidBiometricHeader("biometric type \(hex(biometricType)) is not facial features (02)")
+            }
+        }
     }
 
     /// Parses a bare biometric data block (the value of `5F2E` or `7F2E`): an ISO/IEC 19794-5
@@ -90,10 +121,17 @@ public struct DG2: Sendable, Equatable {
             let blockStart = r.offset
             let blockLength = try r.uint(4)
             let points = try r.uint(2)
-            _ = try r.take(14)  // gender, eye and hair colour, feature mask, expression, pose
+            let info = Array(try r.take(14))  // gender, eye and hair colour, feature mask, expression, pose
+            try checkFacialInformation(info)
             _ = try r.take(points * 8)
-            _ = try r.uint(1)  // face image type
-            _ = try r.uint(1)  // image data type
+            let faceImageType = try r.uint(1)
+            guard (0...2).contains(faceImageType) else {
+                throw .invalidFaceRecordField("face image type \(hex2(faceImageType)) (00 basic, 01 full frontal, 02 token frontal)")
+            }
+            let imageDataType = try r.uint(1)
+            guard (0...1).contains(imageDataType) else {
+                throw .invalidFaceRecordField("image data type \(hex2(imageDataType)) (00 JPEG, 01 JPEG 2000)")
+            }
             let width = try r.uint(2)
             let height = try r.uint(2)
             _ = try r.take(6)  // colour space, source type, device type, quality
@@ -106,7 +144,34 @@ public struct DG2: Sendable, Equatable {
             let image = Array(try r.take(imageLength))
             faces.append(FaceImage.portrait(image, width: width, height: height))
         }
+        // The record length counts every block exactly (LDS_C_16: feature points added without
+        // the lengths counting them would otherwise cut the image short).
+        guard r.offset == recordLength, recordLength == bytes.count else {
+            throw .inconsistentFaceRecord("record length \(recordLength) for \(r.offset) bytes of blocks in a \(bytes.count)-byte data block")
+        }
         return faces
+    }
+
+    /// ISO/IEC 19794-5:2005 §5.5.3–5.5.9: gender (00, 01, 02, FF), eye colour (00..07, FF), hair
+    /// colour (00..09, FF), feature mask, expression, pose angles yaw/pitch/roll (0 unspecified,
+    /// 1..181) and their uncertainties (0..180).
+    static func checkFacialInformation(_ info: [UInt8]) throws(LDSError) {
+        guard [0x00, 0x01, 0x02, 0xFF].contains(info[0]) else {
+            throw .invalidFaceRecordField("gender \(hex2(Int(info[0])))")
+        }
+        guard info[1] <= 0x07 || info[1] == 0xFF else {
+            throw .invalidFaceRecordField("eye colour \(hex2(Int(info[1])))")
+        }
+        guard info[2] <= 0x09 || info[2] == 0xFF else {
+            throw .invalidFaceRecordField("hair colour \(hex2(Int(info[2])))")
+        }
+        let axes = ["yaw", "pitch", "roll"]
+        for (index, axis) in axes.enumerated() where info[8 + index] > 181 {
+            throw .invalidFaceRecordField("pose \(axis) \(info[8 + index]) (0 unspecified, 1..181)")
+        }
+        for (index, axis) in axes.enumerated() where info[11 + index] > 180 {
+            throw .invalidFaceRecordField("pose uncertainty \(axis) \(info[11 + index]) (0..180)")
+        }
     }
 
     /// Encodes an ISO/IEC 19794-5:2005 record holding one full-frontal image.
@@ -235,6 +300,12 @@ private func derUnsigned(_ object: TLV) -> Int? {
     let v = object.value.drop { $0 == 0 }
     guard v.count <= 4, object.value.first.map({ $0 & 0x80 == 0 }) ?? false else { return nil }
     return v.reduce(0) { $0 << 8 | Int($1) }
+}
+
+/// A byte value as two hex digits.
+private func hex2(_ value: Int) -> String {
+    let s = String(value, radix: 16, uppercase: true)
+    return s.count < 2 ? "0" + s : s
 }
 
 /// Minimal DER INTEGER content octets for a non-negative value.

@@ -32,6 +32,12 @@ public enum LDSError: Error, Sendable, Equatable, CustomStringConvertible {
     case emptyImage
     /// A biometric data block in neither ISO/IEC 19794-5 nor ISO/IEC 39794-5 form.
     case unknownBiometricDataBlock
+    /// A biometric header template (`A1`) naming a format owner, format type or biometric type that
+    /// is not a face the reader knows (Doc 9303-10 §4.7.2.1; TR-03105-5.1 LDS_C_08, _10, _13).
+    case invalidBiometricHeader(String)
+    /// An ISO/IEC 19794-5 face record field outside the values the standard defines (gender, eye
+    /// and hair colour, pose, image types; TR-03105-5.1 LDS_C_17..27).
+    case invalidFaceRecordField(String)
 
     public var description: String {
         switch self {
@@ -59,6 +65,8 @@ public enum LDSError: Error, Sendable, Equatable, CustomStringConvertible {
         case .emptyImage: return "face record holds an empty image"
         case .unknownBiometricDataBlock:
             return "biometric data block is neither ISO/IEC 19794-5 nor ISO/IEC 39794-5"
+        case .invalidBiometricHeader(let why): return "biometric header template invalid: \(why)"
+        case .invalidFaceRecordField(let why): return "face record field out of range: \(why)"
         }
     }
 }

@@ -79,6 +79,33 @@ let tinyJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x00, 0x02, 0
     static let header = TLV.encode(tag: 0xA1, children: [TLV.encode(tag: 0x87, value: [1, 1]), TLV.encode(tag: 0x88, value: [0, 8])])
     static let record = DG2.encodeISO19794_5(image: tinyJPEG, width: 3, height: 2)
 
+    /// TR-03105-5.1 LDS_C_08/_10/_13: a header naming another format or biometric type is no face.
+    @Test func headerNamingNoFaceIsReported() throws {
+        func header(_ objects: [(UInt, [UInt8])]) -> [UInt8] {
+            TLV.encode(tag: 0xA1, children: objects.map { TLV.encode(tag: $0.0, value: $0.1) })
+        }
+        let block = TLV.encode(tag: 0x5F2E, value: Self.record)
+        for bad in [[(0x87, [1, 0xFF]), (0x88, [0, 8])], [(0x87, [1, 1]), (0x88, [0, 9])],
+                    [(0x81, [8]), (0x87, [1, 1]), (0x88, [0, 8])]] as [[(UInt, [UInt8])]] {
+            #expect(throws: LDSError.self) { try DG2(rawBytes: Self.dg2([header(bad), block])) }
+        }
+        let old = header([(0x81, [0, 0, 2]), (0x87, [1, 1]), (0x88, [0, 8])])
+        #expect(try DG2(rawBytes: Self.dg2([old, block])).faces.count == 1)
+    }
+
+    /// TR-03105-5.1 LDS_C_17..27: facial information and image information outside 19794-5's values.
+    @Test(arguments: [(20, 0x05), (21, 0x10), (22, 0x09 + 1), (28, 182), (30, 182), (31, 181), (33, 201), (34, 5), (35, 2)])
+    func recordFieldOutOfRangeIsReported(_ offset: Int, _ value: Int) {
+        var record = Self.record
+        record[offset] = UInt8(value)
+        #expect {
+            try DG2.parseBiometricDataBlock(record)
+        } throws: { error in
+            if case .invalidFaceRecordField? = error as? LDSError { return true }
+            return false
+        }
+    }
+
     @Test func missingBiometricDataBlockIsReported() {
         #expect(throws: LDSError.missingBiometricDataBlock(template: 1)) { try DG2(rawBytes: Self.dg2([Self.header])) }
     }
