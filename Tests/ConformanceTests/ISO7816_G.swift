@@ -34,8 +34,8 @@ import Testing
         let cardAccess = SecurityInfos(
             infos: infos.map { .pace($0) } + domainParameterInfos.map { .paceDomainParameters($0) })
         let document = try SpecimenDocument.make(
-            extraDataGroups: [14: dg14 ?? TLV.encode(tag: 0x6E, value: cardAccess.derEncoded())],
-            signer: SimulationPKI.signer())
+            mrz: ConformanceProfile.mrz, extraDataGroups: [14: dg14 ?? TLV.encode(tag: 0x6E, value: cardAccess.derEncoded())],
+            signer: ConformanceProfile.signer())
         var chip = try VirtualChipConfiguration.paceChip(
             document: document, accessKey: Conformance.mrzKey, infos: infos, domainParameterInfos: domainParameterInfos,
             can: can, bac: true, faults: faults)
@@ -540,7 +540,7 @@ import Testing
         let parsed = try SecurityInfos(derEncoded: cardAccess)
         #expect(parsed.paceInfos.count == 1 && parsed.infos.count == 2)
         chip.files[.cardSecurity] = try SpecimenDocument.cardSecurity(
-            SecurityInfos(infos: parsed.infos + [.chipAuthenticationPublicKey(caKey)]), signer: SimulationPKI.signer())
+            SecurityInfos(infos: parsed.infos + [.chipAuthenticationPublicKey(caKey)]), signer: ConformanceProfile.signer())
         let o = try await Self.read(chip)
         Self.expectSuccess(o)
         let objects = try Self.setATObjects(o)
@@ -565,7 +565,7 @@ import Testing
     static func cardSecurity(_ chip: inout VirtualChipConfiguration, extra: [SecurityInfo]) throws {
         let infos = chip.pace?.infos.map { SecurityInfo.pace($0) } ?? []
         chip.files[.cardSecurity] = try SpecimenDocument.cardSecurity(
-            SecurityInfos(infos: infos + extra), signer: SimulationPKI.signer())
+            SecurityInfos(infos: infos + extra), signer: ConformanceProfile.signer())
     }
 
     /// G_39 (5.7.39, moved to ICAO-P4 ISO7816_C_37): PACE-CAM, EF.CardSecurity (validly signed) lists a

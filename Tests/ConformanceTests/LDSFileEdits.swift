@@ -29,7 +29,8 @@ enum LDSFileEdits {
         var extra: [Int: [UInt8]] = [:]
         for number in 3...16 { if let file = chip.files[.dg(number)] { extra[number] = file } }
         let specimen = try SpecimenDocument.make(
-            face: document.face, faceEncoding: document.faceEncoding, extraDataGroups: extra, signer: SimulationPKI.signer())
+            mrz: document.mrz, face: document.face, faceEncoding: document.faceEncoding, extraDataGroups: extra,
+            signer: document.signer ?? SimulationPKI.signer())
         #expect(specimen.files[.dg(1)] == chip.files[.dg(1)] && specimen.files[.dg(2)] == chip.files[.dg(2)],
                 "the re-signed SOD covers the chip's own DG1/DG2")
         chip.files[.sod] = specimen.files[.sod]
@@ -102,7 +103,7 @@ enum LDSFileEdits {
 
     /// EF.CardSecurity over `securityInfos` (the SET's elements), signed by the run's DS.
     static func cardSecurity(_ elements: [[UInt8]]) throws -> [UInt8] {
-        let signer = try SimulationPKI.signer()
+        let signer = try ConformanceProfile.signer()
         return try CMSSigner.sign(
             content: TLV.encode(tag: 0x31, value: elements.flatMap { $0 }),
             eContentTypeOID: "0.4.0.127.0.7.3.2.1",  // id-SecurityObject (TR-03110-3 A.1.2.5)
