@@ -15,25 +15,12 @@ enum LDSFileEdits {
     }
 
     /// The chip of `profile` with `groups` (complete files, keyed by number) in place of its own and
-    /// EF.SOD hashing and signing them (SimulatedDocument's signer, the run's TEST-ONLY DS).
+    /// EF.SOD hashing and signing them (`Conformance.resign`: the sets' TEST-ONLY DE signer).
     static func chip(_ profile: ConformanceProfile, replacing groups: [Int: [UInt8]]) throws -> VirtualChipConfiguration {
-        let document = try profile.document()
-        var chip = try document.chip()
+        var chip = try profile.document().chip()
         for (number, bytes) in groups { chip.files[.dg(number)] = bytes }
-        try resign(&chip, document)
+        try Conformance.resign(&chip)
         return chip
-    }
-
-    /// Signs EF.SOD again over the chip's data groups as they are now.
-    static func resign(_ chip: inout VirtualChipConfiguration, _ document: SimulatedDocument) throws {
-        var extra: [Int: [UInt8]] = [:]
-        for number in 3...16 { if let file = chip.files[.dg(number)] { extra[number] = file } }
-        let specimen = try SpecimenDocument.make(
-            mrz: document.mrz, face: document.face, faceEncoding: document.faceEncoding, extraDataGroups: extra,
-            signer: document.signer ?? SimulationPKI.signer())
-        #expect(specimen.files[.dg(1)] == chip.files[.dg(1)] && specimen.files[.dg(2)] == chip.files[.dg(2)],
-                "the re-signed SOD covers the chip's own DG1/DG2")
-        chip.files[.sod] = specimen.files[.sod]
     }
 
     /// The chip's current file `number` of `profile`'s unmodified chip.
