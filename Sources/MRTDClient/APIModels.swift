@@ -6,7 +6,7 @@ public import MRTDCore
 public struct ReadJobRequest: Codable, Sendable, Equatable {
     /// How to open the chip: exactly one of the three.
     public struct Access: Codable, Sendable, Equatable {
-        /// The full MRZ as printed (lines joined by newlines, or concatenated).
+        /// The full MRZ as printed (lines joined by newlines, or concatenated); DG1 must equal it (`checks.mrzMatch`).
         public var mrz: String?
         /// The three MRZ fields BAC and PACE-MRZ use.
         public var mrzKey: MRZKeyFields?

@@ -117,7 +117,9 @@ public enum APIRequestDecoding {
         }
         return ReadJobOrder(
             reader: request.reader, access: try accessSecret(request.access), dataGroups: request.dataGroups,
-            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds, aaChallenge: challenge,
+            accessPolicy: request.accessPolicy, timeoutSeconds: request.timeoutSeconds,
+            // A full MRZ is the data page's: DG1 is compared with it (checks.mrzMatch).
+            pageMRZ: request.access.mrz.flatMap { try? MRZ($0) }, aaChallenge: challenge,
             keepEvidence: request.keepEvidence ?? (challenge != nil))
     }
 

@@ -72,7 +72,7 @@ public actor MRZPairing {
         let key = "\(peer.uid):\(reader ?? "")"
         if let previous = waitingJobs.removeValue(forKey: key) { await scheduler.supersede(id: previous) }
         let order = ReadJobOrder(
-            reader: reader, access: .mrz(captured.mrz.accessKey), timeoutSeconds: window.seconds, scannedMRZ: captured.mrz.lines)
+            reader: reader, access: .mrz(captured.mrz.accessKey), timeoutSeconds: window.seconds, pageMRZ: captured.mrz)
         let corrections = captured.corrections.map {
             EventPayload.MRZCorrection(field: $0.field, line: $0.line, column: $0.column, pair: $0.pair)
         }

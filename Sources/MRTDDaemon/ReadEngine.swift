@@ -36,6 +36,8 @@ public struct ReadParameters: Sendable {
     public var recording: SessionRecording?
     /// The caller's Active Authentication challenge (`aaChallenge`); nil: the reader draws one.
     public var aaChallenge: [UInt8]? = nil
+    /// The data page's MRZ DG1 must equal (`checks.mrzMatch`); dropped when the read ends.
+    public var pageMRZ: MRZ? = nil
 }
 
 /// Performs the chip session of a job: the daemon's seam to the protocol layer (tests and other
@@ -101,6 +103,7 @@ public struct StandardReadEngine: ReadEngine {
             accessKey: key, dataGroups: parameters.dataGroups, access: parameters.accessPolicy, trustStore: manager.store)
         options.terminal = terminal
         options.activeAuthenticationChallenge = parameters.aaChallenge
+        options.pageMRZ = parameters.pageMRZ
         // The first link is the one the scheduler opened; later ones come from `reconnect`.
         let first = FirstLink(transport)
         let connect: @Sendable () async throws -> any APDUTransport = {

@@ -21,7 +21,7 @@ public actor ReadScheduler {
     private final class Job {
         let id: String
         let requestedReader: String?
-        let parameters: ReadParameters
+        var parameters: ReadParameters
         let peer: PeerCredentials?
         let created = Date()
         let deadline: ContinuousClock.Instant
@@ -47,8 +47,6 @@ public actor ReadScheduler {
         /// Whether the order asked for them (`keepEvidence`, or an `aaChallenge`).
         var keepsEvidence = false
         var waiters: [CheckedContinuation<Void, Never>] = []
-        /// The scanned MRZ lines the job was started from (`checks.mrzMatch`); dropped when the read ends.
-        var scannedMRZ: [String]?
 
         /// The owner's uid for quotas (every job has a peer: `create` refuses one without).
         var owner: UInt32 { peer?.uid ?? UInt32.max }
@@ -203,9 +201,8 @@ public actor ReadScheduler {
             id: id, requestedReader: request.reader,
             parameters: ReadParameters(
                 access: AccessSecret(secret), dataGroups: groups, accessPolicy: policy, recording: recording,
-                aaChallenge: request.aaChallenge),
+                aaChallenge: request.aaChallenge, pageMRZ: request.pageMRZ),
             peer: peer, deadline: clock.now.advanced(by: timeout))
-        job.scannedMRZ = request.scannedMRZ
         job.keepsEvidence = request.keepEvidence
         jobs[id] = job
         waiting.append(id)
@@ -391,15 +388,6 @@ public actor ReadScheduler {
         return true
     }
 
-    /// `checks.mrzMatch`: DG1's MRZ as read from the chip against the lines the scanner read.
-    static func mrzMatch(scanned: [String], chip: String?) -> ReadResult.Check {
-        guard let chip else { return .notPerformed("noDG1") }
-        let chipLines = chip.split(whereSeparator: { $0.isWhitespace }).map(String.init)
-        return chipLines == scanned
-            ? ReadResult.Check(result: .passed)
-            : ReadResult.Check(result: .failed, reason: "dg1DiffersFromScannedMRZ", detail: "DG1 read from the chip differs from the MRZ the scanner read")
-    }
-
     /// Cancels a job that still waits for its card (an MRZ superseded by a newer scan: one key per
     /// tap); a job already reading or finished is left as it is.
     func supersede(id: String) async {
@@ -424,9 +412,6 @@ public actor ReadScheduler {
             job.error = JobFailure(error)
         case (nil, .read(let read)):
             job.result = read.result
-            if let scanned = job.scannedMRZ, job.result?.status != .failed {
-                job.result?.checks.mrzMatch = Self.mrzMatch(scanned: scanned, chip: read.result.document?.mrz)
-            }
             seconds = read.result.durationMs / 1000
             apdus = read.result.transport.apdus
             if read.result.status == .failed {
@@ -472,7 +457,7 @@ public actor ReadScheduler {
 
     /// Bookkeeping common to every finished job: retention, events, waiters, logs.
     private func conclude(_ job: Job) {
-        job.scannedMRZ = nil
+        job.parameters.pageMRZ = nil
         job.finished = Date()
         job.expires = clock.now.advanced(by: configuration.resultRetention)
         job.expiresDate = Date().addingTimeInterval(configuration.resultRetention.seconds)

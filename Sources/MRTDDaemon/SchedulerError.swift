@@ -17,9 +17,10 @@ public struct ReadJobOrder: Sendable {
     public var accessPolicy: AccessPolicy?
     /// Overall limit for waiting and reading, in seconds; capped at the daemon's read timeout.
     public var timeoutSeconds: Double?
-    /// The MRZ lines a scanner read, when the job was started from them (issue 28): the result's
-    /// `checks.mrzMatch` compares DG1 with them. Held until the read ends.
-    public var scannedMRZ: [String]?
+    /// The data page's MRZ, when the order carries it (a scanner's read, issue 28, or a request's
+    /// full `access.mrz`): the read compares DG1 with it (`checks.mrzMatch`; a difference makes the
+    /// result `invalid`). Held until the read ends.
+    public var pageMRZ: MRZ?
     /// The caller's 8-byte Active Authentication challenge; nil: the reader draws one.
     public var aaChallenge: [UInt8]?
     /// Keep the files as read for the evidence bundle while the result is kept.
@@ -27,10 +28,10 @@ public struct ReadJobOrder: Sendable {
 
     public init(
         reader: String? = nil, access: AccessKey, dataGroups: [Int]? = nil, accessPolicy: AccessPolicy? = nil,
-        timeoutSeconds: Double? = nil, scannedMRZ: [String]? = nil, aaChallenge: [UInt8]? = nil,
+        timeoutSeconds: Double? = nil, pageMRZ: MRZ? = nil, aaChallenge: [UInt8]? = nil,
         keepEvidence: Bool = false
     ) {
-        self.scannedMRZ = scannedMRZ
+        self.pageMRZ = pageMRZ
         self.aaChallenge = aaChallenge
         self.keepEvidence = keepEvidence
         self.reader = reader

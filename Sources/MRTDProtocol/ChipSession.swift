@@ -54,6 +54,10 @@ public struct ReadOptions: Sendable, Equatable {
     /// The 8-byte Active Authentication challenge (RND.IFD) a caller chose (a relying party's fresh
     /// nonce, docs/evidence.md); nil: the reader draws its own from its random source.
     public var activeAuthenticationChallenge: [UInt8]? = nil
+    /// The MRZ of the document's data page, as a scanner read it or an operator typed it as printed:
+    /// DG1 must equal it (`checks.mrzMatch`; a difference makes the read `invalid`, BSI TR-03105-5.1
+    /// LDS_B_11). nil: only the access key is compared with DG1 (`checks.accessKeyMatch`).
+    public var pageMRZ: MRZ? = nil
 
     public init(
         accessKey: AccessKey, dataGroups: [Int] = [1, 2, 14, 15], probeLDS2: Bool = true,

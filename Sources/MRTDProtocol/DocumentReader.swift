@@ -89,7 +89,8 @@ public enum DocumentReader {
             // BSI TR-03135: country, expiry, access key, structure, revocation, deviation lists.
             var mrzKey: MRZKey?
             if case .mrz(let key) = options.accessKey { mrzKey = key }
-            result.applyInspectionChecks(parsed: parsed, report: report, accessKey: mrzKey, trustStore: options.trustStore)
+            result.applyInspectionChecks(
+                parsed: parsed, report: report, accessKey: mrzKey, pageMRZ: options.pageMRZ, trustStore: options.trustStore)
             return Read(result: result, files: outcome.files, parsed: parsed)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))

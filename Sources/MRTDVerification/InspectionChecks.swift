@@ -28,6 +28,8 @@ public enum InspectionChecks {
         public static let canAccess = "canAccess"
         public static let noAccessKey = "noAccessKey"
         public static let mrzMismatch = "mrzMismatch"
+        /// DG1 is not the MRZ of the data page (scanned or typed as printed): `checks.mrzMatch`.
+        public static let dg1DiffersFromScannedMRZ = "dg1DiffersFromScannedMRZ"
         public static let signerNotVerified = "signerNotVerified"
         public static let countryMismatch = "countryMismatch"
         public static let issuingStateUnmapped = "issuingStateUnmapped"
@@ -167,6 +169,33 @@ public enum InspectionChecks {
                                 detail: "DG1 differs from the MRZ key used to open the chip in: \(differing.joined(separator: ", "))")
     }
 
+    /// `checks.mrzMatch`: DG1's MRZ against the MRZ of the data page, as a scanner read it or an
+    /// operator typed it as printed, character for character (BSI TR-03105-5.1 LDS_B_11: a name on
+    /// the chip that is not the page's is a forgery's mark). `nil` when no page MRZ was given. The
+    /// detail names the fields that differ, never their values.
+    public static func mrzMatch(page: MRZ?, chip: MRZ?) -> ReadResult.Check? {
+        guard let page else { return nil }
+        guard let chip else {
+            return ReadResult.Check(result: .undetermined, reason: Reason.dg1Unavailable, detail: "DG1 not read or not parsable")
+        }
+        if chip.lines == page.lines {
+            return ReadResult.Check(result: .passed, detail: "DG1 equals the MRZ of the data page")
+        }
+        var differing = ["format"]
+        if page.format == chip.format {
+            let fields: [(String, (MRZ) -> String)] = [
+                ("documentCode", \.documentCode), ("issuingState", \.issuingState), ("documentNumber", \.documentNumber),
+                ("primaryIdentifier", \.primaryIdentifier), ("secondaryIdentifier", \.secondaryIdentifier),
+                ("nationality", \.nationality), ("dateOfBirth", \.dateOfBirth.raw), ("sex", \.sex),
+                ("dateOfExpiry", \.dateOfExpiry.raw), ("optionalData", \.optionalData), ("optionalData2", { $0.optionalData2 ?? "" }),
+            ]
+            differing = fields.filter { $0.1(page) != $0.1(chip) }.map(\.0)
+            if differing.isEmpty { differing = ["checkDigits"] }
+        }
+        return ReadResult.Check(result: .failed, reason: Reason.dg1DiffersFromScannedMRZ,
+                                detail: "DG1 differs from the MRZ of the data page in: \(differing.joined(separator: ", "))")
+    }
+
     /// The document signer's and CSCA's countryName against DG1's issuing state (Doc 9303-3 codes
     /// mapped to ISO 3166-1 alpha-2 by ``IssuingStateCode``). Only a signer whose signature and
     /// chain verified is compared.
@@ -230,7 +259,7 @@ extension ReadResult {
     /// Runs the TR-03135 checks and deviation lists over a result whose passive authentication is
     /// already applied (``apply(_:)``), and adjusts `status` conservatively:
     ///
-    /// - a failed structure, access key, country or EF.ATR/INFO check makes the status `invalid`,
+    /// - a failed structure, access key, data-page MRZ, country or EF.ATR/INFO check makes the status `invalid`,
     ///   as does a failed passive authentication;
     /// - a failure that a matching, verified deviation explains and that leaves the rest of the
     ///   evidence intact is *tolerated*: the status is `unverified` (never `valid`) and a warning
@@ -243,18 +272,21 @@ extension ReadResult {
     ///
     /// - Parameters:
     ///   - accessKey: the MRZ key the chip was opened with, if it was opened with one.
+    ///   - pageMRZ: the data page's MRZ (scanned, or typed as printed), if given:
+    ///     `checks.mrzMatch` compares DG1 with them, and a difference makes the status `invalid`.
     ///   - trustStore: supplies the deviation lists.
     public mutating func applyInspectionChecks(
-        files: [LDSFile: [UInt8]], report: PassiveAuthenticationReport?, accessKey: MRZKey?,
+        files: [LDSFile: [UInt8]], report: PassiveAuthenticationReport?, accessKey: MRZKey?, pageMRZ: MRZ? = nil,
         trustStore: TrustStore?, at date: Date = Date()
     ) {
         applyInspectionChecks(
-            parsed: ParsedDataGroups(files: files), report: report, accessKey: accessKey, trustStore: trustStore, at: date)
+            parsed: ParsedDataGroups(files: files), report: report, accessKey: accessKey, pageMRZ: pageMRZ,
+            trustStore: trustStore, at: date)
     }
 
     /// The same, on the read's data groups as parsed once (`ParsedDataGroups`).
     public mutating func applyInspectionChecks(
-        parsed: ParsedDataGroups, report: PassiveAuthenticationReport?, accessKey: MRZKey?,
+        parsed: ParsedDataGroups, report: PassiveAuthenticationReport?, accessKey: MRZKey?, pageMRZ: MRZ? = nil,
         trustStore: TrustStore?, at date: Date = Date()
     ) {
         guard status != .failed else { return }
@@ -263,6 +295,7 @@ extension ReadResult {
         checks.dataGroupStructure = structure.check
         checks.documentExpiry = InspectionChecks.documentExpiry(mrz: mrz, at: date)
         checks.accessKeyMatch = InspectionChecks.accessKeyMatch(mrz: mrz, accessKey: accessKey, password: access?.password)
+        checks.mrzMatch = InspectionChecks.mrzMatch(page: pageMRZ, chip: mrz)
         checks.issuingCountry = InspectionChecks.issuingCountry(mrz: mrz, report: report)
         checks.revocation = InspectionChecks.revocation(report: report)
         checks.atrInfo = InspectionChecks.atrInfo(parsed.atrInfo)
@@ -288,6 +321,7 @@ extension ReadResult {
         if checks.passiveAuthentication.result == .failed { failedChecks.append("passiveAuthentication") }
         if checks.dataGroupStructure?.result == .failed { failedChecks.append("dataGroupStructure") }
         if checks.accessKeyMatch?.result == .failed { failedChecks.append("accessKeyMatch") }
+        if checks.mrzMatch?.result == .failed { failedChecks.append("mrzMatch") }
         if checks.issuingCountry?.result == .failed { failedChecks.append("issuingCountry") }
         // A chip that did not prove its Chip Authentication key (CA or PACE-CAM: wrong or missing
         // data, no or another key in DG14/EF.CardSecurity) is not shown genuine (Doc 9303-11 §6.2;

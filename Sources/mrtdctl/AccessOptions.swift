@@ -21,7 +21,7 @@ struct AccessOptions: ParsableArguments {
     /// The warning in the help of each option that takes a key.
     static let argvIsPublic = "WARNING: a key given here is visible to every local user (ps, /proc/PID/cmdline) while mrtdctl runs; prefer -, --access-file or the prompt."
 
-    @Option(help: "The full MRZ as printed (lines separated by newlines, or concatenated); - reads it from standard input, to its end. \(argvIsPublic)")
+    @Option(help: "The full MRZ as printed (lines separated by newlines, or concatenated): it opens the chip, and DG1 must equal it (checks.mrzMatch); - reads it from standard input, to its end. \(argvIsPublic)")
     var mrz: String?
 
     @Option(name: .customLong("mrz-key"), help: "Document number, date of birth and date of expiry: DOCNO,YYMMDD,YYMMDD; - reads one line from standard input. \(argvIsPublic)")

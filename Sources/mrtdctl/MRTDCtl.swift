@@ -144,6 +144,8 @@ struct Read: AsyncParsableCommand {
             reader: .init(preferExtendedLength: !noExtendedLength), access: access.access,
             trustStore: try trustOptions.store(trustingSimulation: simulate))
         options.activeAuthenticationChallenge = try activeAuthenticationChallenge(aaChallenge)
+        // The full MRZ as printed is the data page's: DG1 must equal it (checks.mrzMatch).
+        options.pageMRZ = try access.mrz.map { try MRZ($0) }
         if let terminal {
             do {
                 options.terminal = try TerminalCredentials.load(directory: terminal)

@@ -188,6 +188,32 @@ import Testing
     /// Name field all fillers (no primary identifier): `dg1FieldInvalid` (primaryIdentifier); invalid.
     @Test func LDS_B_10() async throws { try await Self.expectField(TD3(name: ""), "primaryIdentifier") }
 
+    /// DG1's name (signed, check digits right, the access key the same) is not the name on the data
+    /// page: with the data page's MRZ given as the operator scanned it (`ReadOptions.pageMRZ`),
+    /// `mrzMatch` fails (`dg1DiffersFromScannedMRZ`, naming primaryIdentifier and no value); invalid.
+    /// The same chip read against its own MRZ as the page: valid, `mrzMatch` passed.
+    @Test func LDS_B_11() async throws {
+        let chip = try Self.chip(TD3(name: "MUSTERFRAU<<ERIKA"))
+        var options = try Conformance.options(key: .mrz(chip.accessKey))
+        options.pageMRZ = try MRZ(ConformanceProfile.mrz)
+        let outcome = await Conformance.read(chip, options)
+        let result = outcome.result
+        #expect(result.status == .invalid)
+        #expect(result.checks.passiveAuthentication.result == .passed)
+        #expect(result.checks.accessKeyMatch?.result == .passed)
+        #expect(result.checks.dataGroupStructure?.result == .passed)
+        #expect(result.checks.mrzMatch?.result == .failed)
+        #expect(result.checks.mrzMatch?.reason == "dg1DiffersFromScannedMRZ")
+        #expect(result.checks.mrzMatch?.detail?.hasSuffix("in: primaryIdentifier") == true,
+                "\(String(describing: result.checks.mrzMatch))")
+        #expect(result.checks.mrzMatch?.detail?.contains("MUSTER") == false)
+
+        options.pageMRZ = try MRZ(TD3(name: "MUSTERFRAU<<ERIKA").text)
+        let same = await Conformance.read(chip, options).result
+        #expect(same.status == .valid)
+        #expect(same.checks.mrzMatch?.result == .passed)
+    }
+
     /// DG1's document number (with a correct check digit) differs from the data page's MRZ, whose key
     /// opened the chip: `accessKeyMatch` fails (`mrzMismatch`, documentNumber); invalid.
     @Test func LDS_B_12() async throws {

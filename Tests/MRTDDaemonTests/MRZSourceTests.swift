@@ -250,19 +250,32 @@ enum ScannedSpecimen {
         try await daemon.stop()
     }
 
-    /// A name the scanner misread (no check digit covers it, the key is the same): the chip opens,
-    /// the read is valid, and checks.mrzMatch says DG1 differs from what was scanned.
-    @Test func aMisreadNameFailsTheMRZMatchOnly() async throws {
+    /// A name on the data page that is not DG1's (a misread or a forged page: no check digit covers
+    /// it, the key is the same): the chip opens, `checks.mrzMatch` fails naming the field and no
+    /// value, and the read is `invalid` (BSI TR-03105-5.1 LDS_B_11). The same MRZ given as a
+    /// request's full `access.mrz` is compared the same way; an `mrzKey` request has no page MRZ.
+    @Test func aNameThatIsNotDG1sMakesTheReadInvalid() async throws {
         let daemon = try await TestDaemon.start(readers: ["R1"])
         let misread = [ScannedSpecimen.lines[0].replacingOccurrences(of: "ERIKSSON", with: "ERIKSSOM"), ScannedSpecimen.lines[1]]
         let submission = try await daemon.client.pushMRZ(MRZPushRequest(mrz: misread.joined(separator: "\n"), reader: "R1"))
         #expect(submission.corrections.isEmpty)
         #expect(daemon.backend.insert(try Specimens.passport(), into: "R1"))
         let view = try await daemon.waitFinished(submission.job.id)
-        #expect(view.result?.status == .valid)
+        #expect(view.result?.status == .invalid)
+        #expect(view.result?.checks.passiveAuthentication.result == .passed)
+        #expect(view.result?.checks.accessKeyMatch?.result == .passed)
         #expect(view.result?.checks.mrzMatch == .init(
-            result: .failed, reason: "dg1DiffersFromScannedMRZ", detail: "DG1 read from the chip differs from the MRZ the scanner read"))
-        #expect(ReadScheduler.mrzMatch(scanned: ScannedSpecimen.lines, chip: nil) == .notPerformed("noDG1"))
+            result: .failed, reason: "dg1DiffersFromScannedMRZ", detail: "DG1 differs from the MRZ of the data page in: primaryIdentifier"))
+
+        let typed = try await daemon.client.createRead(.init(reader: "R1", access: .init(mrz: misread.joined(separator: "\n"))), wait: true)
+        #expect(typed.result?.status == .invalid)
+        #expect(typed.result?.checks.mrzMatch?.reason == "dg1DiffersFromScannedMRZ")
+        let right = try await daemon.client.createRead(.init(reader: "R1", access: .init(mrz: SpecimenDocument.erikssonMRZ)), wait: true)
+        #expect(right.result?.status == .valid)
+        #expect(right.result?.checks.mrzMatch?.result == .passed)
+        let keyOnly = try await daemon.client.createRead(.init(reader: "R1", access: Specimens.access), wait: true)
+        #expect(keyOnly.result?.status == .valid)
+        #expect(keyOnly.result?.checks.mrzMatch == nil)
         try await daemon.stop()
     }
 

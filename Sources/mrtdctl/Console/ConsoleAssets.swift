@@ -316,7 +316,7 @@ enum ConsoleAssets {
           passiveAuthentication: "Passive authentication: the issuing state signed the chip's data, and the data read matches its signed hashes",
           activeAuthentication: "Active authentication: the chip proved it holds the private key of DG15 (not a clone)",
           chipAuthentication: "Chip authentication: the chip proved it holds the private key of DG14 (not a clone), and the session was re-keyed",
-          mrzMatch: "MRZ match: the MRZ read from the chip (DG1) equals the MRZ the scanner read",
+          mrzMatch: "MRZ match: the MRZ read from the chip (DG1) equals the MRZ of the data page (scanned or given whole)",
         };
         const resultWords = {
           passed: "passed", failed: "FAILED", notPerformed: "not performed", notChecked: "not checked",
