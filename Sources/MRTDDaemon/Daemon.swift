@@ -103,7 +103,7 @@ public final class Daemon: Sendable {
     }
 
     /// Reloads configuration and trust store, as SIGHUP does: the configuration is read again; the
-    /// trust settings (`trust-store`, `default-trust`, `default-trust-path`) take effect at once,
+    /// trust settings (`trust-store`, `default-trust`, `default-trust-path`, `verification-profile`) take effect at once,
     /// atomically (a store with errors is refused and the running one stays); other settings take
     /// effect at the next restart (logged). Jobs in flight keep the store they started with.
     /// Returns nil when the engine has no reloadable trust store.
@@ -125,6 +125,7 @@ public final class Daemon: Sendable {
         comparable.trustStorePaths = configuration.trustStorePaths
         comparable.defaultTrust = configuration.defaultTrust
         comparable.defaultTrustPath = configuration.defaultTrustPath
+        comparable.verificationProfile = configuration.verificationProfile
         if comparable != configuration {
             logger.notice("reload: settings other than the trust store changed; they take effect at the next restart")
         }

@@ -28,6 +28,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var defaultTrust = true
     /// Where the shipped master lists are (`default-trust-path`); nil: found as ``DefaultTrust/locate(environment:executable:)`` says.
     public var defaultTrustPath: String?
+    /// How literally passive authentication reads the specifications (`verification-profile`):
+    /// `standard` verifies deviations issued documents carry and warns, `strict` fails them as BSI
+    /// TR-03105-5.1 does (docs/verification.md, "Verification profiles").
+    public var verificationProfile = VerificationProfile.standard
     public var accessPolicy = AccessPolicy.auto
     /// How long a job may wait for a card and read it, unless the request asks for less.
     public var readTimeout: Duration = .seconds(60)
@@ -152,6 +156,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "trust-store": trustStorePaths = Self.list(value)
         case "default-trust": defaultTrust = try Self.boolean(key, value)
         case "default-trust-path": defaultTrustPath = value.isEmpty ? nil : value
+        case "verification-profile":
+            guard let profile = VerificationProfile(rawValue: value) else { throw .invalidValue(key, value) }
+            verificationProfile = profile
         case "access-policy":
             guard let policy = AccessPolicy(rawValue: value) else { throw .invalidValue(key, value) }
             accessPolicy = policy

@@ -44,7 +44,8 @@ public final class TrustManager: Sendable {
             state = Mutex(State(store: nil, summary: TrustStoreSummary(paths: [])))
             return
         }
-        let store = TrustStore.load(paths: paths, limits: configuration.trustLimits)
+        var store = TrustStore.load(paths: paths, limits: configuration.trustLimits)
+        store.verificationProfile = configuration.verificationProfile
         Self.log(store.report, logger: logger)
         state = Mutex(State(store: store, summary: Self.summary(store, paths: paths, configuration: configuration)))
     }
@@ -76,7 +77,8 @@ public final class TrustManager: Sendable {
             logger.warning("trust store reloaded: none configured; results stay unverified")
             return record(.init(at: ISOTime.string(date), succeeded: true, error: nil))
         }
-        let store = TrustStore.load(paths: paths, at: date, limits: configuration.trustLimits)
+        var store = TrustStore.load(paths: paths, at: date, limits: configuration.trustLimits)
+        store.verificationProfile = configuration.verificationProfile
         let report = store.report
         guard report.errors.isEmpty else {
             let why = report.errors.prefix(5).joined(separator: "; ") + (report.errors.count > 5 ? "; …" : "")

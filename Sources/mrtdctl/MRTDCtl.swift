@@ -117,6 +117,9 @@ struct Read: AsyncParsableCommand {
     func validate() throws {
         // On a terminal, a read with no key asks for it (AccessOptions).
         try direct.validate(simulate: simulate, hasAccessKey: accessOptions.hasKey || isatty(0) == 1)
+        if trustOptions.verificationProfile != .standard && !simulate && !direct.direct {
+            throw ValidationError("--verification-profile applies to --simulate and --direct; the daemon uses its verification-profile setting")
+        }
         if terminal != nil && !simulate && !direct.direct {
             throw ValidationError("--terminal applies to --simulate and --direct; the daemon uses its terminal-directory setting")
         }

@@ -1,14 +1,16 @@
-import ArgumentParser
+public import ArgumentParser
 import FoundationEssentials
 import MRTDCore
 import MRTDSimulation
 import MRTDTranscript
-import MRTDVerification
+public import MRTDVerification
 import MRTDCrypto
 import MRTDPlatform
 
 /// `--trust PATH` (repeatable), `--trust-test` and `--no-default-trust`, shared by `read`, `verify`
 /// and `trust list`.
+extension VerificationProfile: ExpressibleByArgument {}
+
 struct TrustOptions: ParsableArguments {
     @Option(name: .customLong("trust"), help: ArgumentHelp(
         "A CSCA trust source: a certs/-style directory (csca/, masterlists/, crls/), a PEM or DER certificate, a CSCA master list, a CRL or an ICAO PKD LDIF file. Repeatable. Adds to the shipped master lists.",
@@ -20,6 +22,11 @@ struct TrustOptions: ParsableArguments {
 
     @Flag(name: .customLong("no-default-trust"), help: "Do not trust the shipped master lists (DE, NL; certs/masterlists), only --trust.")
     var noDefaultTrust = false
+
+    @Option(name: .customLong("verification-profile"), help: ArgumentHelp(
+        "standard: a DSC or SignerInfo that departs from the letter of the specifications as issued documents do (not v3, no countryName or AKI, keyUsage not critical, a SignerInfo version that does not fit its signer identifier) verifies with the warning dscNonConforming; strict: it fails passive authentication, as BSI TR-03105-5.1 expects (docs/verification.md).",
+        valueName: "standard|strict"))
+    var verificationProfile: VerificationProfile = .standard
 
     /// The shipped master lists, unless turned off (`--no-default-trust`, `MRTD_DEFAULT_TRUST=`) or not found.
     var defaultTrustPath: String? { noDefaultTrust ? nil : DefaultTrust.locate() }
@@ -38,6 +45,7 @@ struct TrustOptions: ParsableArguments {
             store.addAnchor(csca, source: SimulationPKI.trustSource, isTestMaterial: true)
         }
         if trustTest { try SimulationTrust.addAnchors(to: &store) }
+        store.verificationProfile = verificationProfile
         return store
     }
 }

@@ -135,8 +135,10 @@ struct MRTDD: AsyncParsableCommand, Sendable {
                 readers: max(1, simReaders), latency: .milliseconds(simLatency),
                 quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) })))
             // Passive authentication in simulation trusts the run's TEST-ONLY CSCA and nothing else.
+            var store = try SimulationPKI.trustStore()
+            store.verificationProfile = configuration.verificationProfile
             engine = StandardReadEngine(
-                store: try SimulationPKI.trustStore(),
+                store: store,
                 summary: TrustStoreSummary(paths: [SimulationPKI.trustSource], certificates: 1, crls: 0, testOnly: true))
             logger.notice("simulation: virtual readers with the specimen documents; only the run's TEST-ONLY CSCA is trusted")
         } else {
