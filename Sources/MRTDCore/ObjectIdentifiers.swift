@@ -20,6 +20,14 @@ extension ASN1ObjectIdentifier {
         public static let authorityKeyIdentifier: ASN1ObjectIdentifier = [2, 5, 29, 35]
     }
 
+    /// This OID in storage of its own. One parsed from a buffer keeps its encoding as a slice of that
+    /// buffer (swift-asn1 stores an `ArraySlice<UInt8>`), and with it the whole buffer, for as long as
+    /// the OID lives: a trust store's certificates kept every master list file they came from in
+    /// memory (1.5 MB of RssAnon for the shipped DE and NL lists). What outlives its parse holds this.
+    public var owned: ASN1ObjectIdentifier {
+        (try? ASN1ObjectIdentifier(elements: oidComponents)) ?? self
+    }
+
     /// The arcs after `prefix`, or `nil` when this OID does not lie under `prefix`.
     public func arcs(under prefix: ASN1ObjectIdentifier) -> [UInt]? {
         let arcs = oidComponents, base = prefix.oidComponents

@@ -306,7 +306,7 @@ extension DeviationList.Description: BERReadable {
             defer { nodes.skipRemaining() }  // nationalUse
             let text = try (nodes.next(ifIdentifier: .printableString) ?? nodes.next(ifIdentifier: .utf8String))
                 .map(DeviationList.printable)
-            let oid = try nodes.required("deviationType", identifier: .objectIdentifier).oid()
+            let oid = try nodes.required("deviationType", identifier: .objectIdentifier).oid().owned
             var description = DeviationList.Description(
                 text: text, type: DeviationList.DeviationType(oid: oid), oid: oid, parameter: nil)
             if let parameters = nodes.next(ifIdentifier: .context(0)) {

@@ -2,6 +2,7 @@ import Foundation
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
+import SwiftASN1
 import Testing
 @testable import MRTDVerification
 import MRTDSimulation
@@ -15,6 +16,31 @@ import MRTDSimulation
             try FileManager.default.createDirectory(at: url.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         return url
+    }
+
+    /// A certificate keeps none of the buffer it was parsed from (in a trust store: a whole master
+    /// list file). Writing to the buffer after the parse must not copy it first, which it would if
+    /// anything the certificate holds (an algorithm's OID, a slice) still shared its storage.
+    @Test func aParsedCertificateKeepsNoReferenceToItsBuffer() throws {
+        // The certificate inside a larger buffer, as in a master list: SEQUENCE { certificate, padding }.
+        var serializer = DER.Serializer()
+        try serializer.appendConstructedNode(identifier: .sequence) { coder in
+            coder.serializeRawBytes(try TestPKI.csca().derBytes)
+            try coder.serialize(ASN1OctetString(contentBytes: ArraySlice(repeating: 0, count: 4096)))
+        }
+        var buffer = serializer.serializedBytes.map { $0 }  // storage the serializer does not share
+        // Parsed in a scope of its own: the parse's nodes (slices of the buffer) are gone after it.
+        let certificate = try { (bytes: [UInt8]) throws -> Certificate in
+            guard case .constructed(let children) = try BER.parse(bytes).content, let node = children.first(where: { _ in true }) else {
+                throw ASN1Error.invalidASN1Object(reason: "no certificate node")
+            }
+            return try Certificate(berEncoded: node)
+        }(buffer)
+        let before = buffer.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        buffer[0] ^= 0xFF
+        let after = buffer.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        #expect(before == after, "the certificate still shares the buffer it was parsed from")
+        #expect(certificate.signatureAlgorithm == certificate.innerSignatureAlgorithm)
     }
 
     static func pem(_ der: [UInt8], label: String = "CERTIFICATE") -> String {

@@ -86,7 +86,9 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
+            // Both parts copied out of the parsed buffer: certificates keep their algorithms for as
+            // long as the trust store holds them, and must not keep the file they came from.
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).owned
             let parameters = nodes.next().map { Array($0.encodedBytes) }
             return AlgorithmIdentifier(algorithm: oid, parameters: parameters)
         }
