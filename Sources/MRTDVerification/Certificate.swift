@@ -76,7 +76,9 @@ public struct Certificate: Sendable, Hashable, BERReadable {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
         let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
-        signatureAlgorithm = envelope.signatureAlgorithm
+        // Owned copies: a trust store keeps its certificates, and must not keep the files (master
+        // lists) their OIDs were parsed from (ASN1ObjectIdentifier.owned).
+        signatureAlgorithm = envelope.signatureAlgorithm.owned
         signatureValue = envelope.signatureValue
         let tbs = try TBSCertificate(berEncoded: envelope.toBeSigned)
         // Nodes are slices of the parsed buffer: their indices, less the certificate's first, are
@@ -90,7 +92,7 @@ public struct Certificate: Sendable, Hashable, BERReadable {
             throw ASN1Error.invalidASN1Object(reason: "certificate parts outside the certificate's bytes")
         }
         serialNumber = tbs.serialNumber
-        innerSignatureAlgorithm = tbs.signature
+        innerSignatureAlgorithm = tbs.signature.owned
         issuer = tbs.issuer
         notBefore = tbs.validity.notBefore
         notAfter = tbs.validity.notAfter

@@ -35,7 +35,10 @@ public struct CertificateRevocationList: Sendable, BERReadable {
     init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         derBytes = rootNode.bytes
         let envelope = try SignedEnvelope(berEncoded: rootNode, withIdentifier: identifier)
-        (tbsBytes, signatureAlgorithm, signatureValue) = envelope.parts
+        let parts = envelope.parts
+        tbsBytes = parts.toBeSigned
+        signatureAlgorithm = parts.algorithm.owned  // kept by the trust store: not the CRL file's bytes
+        signatureValue = parts.signature
         // TBSCertList (the ASN.1 above).
         (issuer, thisUpdate, nextUpdate, revokedSerials) = try BER.sequence(envelope.toBeSigned, identifier: .sequence) { nodes in
             _ = nodes.next(ifIdentifier: .integer)  // version

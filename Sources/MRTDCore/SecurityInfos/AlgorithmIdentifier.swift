@@ -43,6 +43,10 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
         return AlgorithmIdentifier(algorithm: SecurityProtocolOID.dhPublicNumber, parameters: serializer.serializedBytes)
     }
 
+    /// This identifier with its OID in storage of its own (``SwiftASN1/ASN1ObjectIdentifier/owned``;
+    /// the parameters are always copied): for what outlives the parse, a trust store's certificates.
+    public var owned: AlgorithmIdentifier { AlgorithmIdentifier(algorithm: algorithm.owned, parameters: parameters) }
+
     /// Whether the parameters are absent or NULL (RFC 5754 §2 allows both for hashes).
     public var hasNoParameters: Bool { parameters == nil || parameters == [0x05, 0x00] }
 
@@ -86,9 +90,7 @@ public struct AlgorithmIdentifier: SecurityInfoCoding, Sendable, Hashable {
 
     public init(berEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try BER.sequence(rootNode, identifier: identifier) { nodes in
-            // Both parts copied out of the parsed buffer: certificates keep their algorithms for as
-            // long as the trust store holds them, and must not keep the file they came from.
-            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes).owned
+            let oid = try ASN1ObjectIdentifier(berEncoded: &nodes)
             let parameters = nodes.next().map { Array($0.encodedBytes) }
             return AlgorithmIdentifier(algorithm: oid, parameters: parameters)
         }
