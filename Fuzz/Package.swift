@@ -13,7 +13,11 @@ let session: [Target.Dependency] = core + [
 ]
 let testing: [Target.Dependency] = session + [.product(name: "MRTDTesting", package: "mrtdd")]
 let verification: [Target.Dependency] = testing + [.product(name: "MRTDVerification", package: "mrtdd")]
-// The daemon's request decoding behind NIO's HTTP/1.1 parser (builds Hummingbird and NIO too).
+// The daemon's request decoding behind NIO's HTTP/1.1 parser (builds Hummingbird and NIO too: about
+// half of a cold fuzz build, docs/fuzzing.md). MRTDD_FUZZ_DAEMON=0 leaves that target out: the short
+// runs of scripts/test do (the API is fuzzed there by schemathesis against the running daemon);
+// scripts/fuzz builds and runs it unless told so.
+let withDaemon = Context.environment["MRTDD_FUZZ_DAEMON"] != "0"
 let daemon: [Target.Dependency] = [
     .product(name: "MRTDDaemon", package: "mrtdd"), .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -24,9 +28,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "mrtdd", path: ".."),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
-    ],
+    ] + (withDaemon ? [.package(url: "https://github.com/apple/swift-nio", from: "2.101.2")] : []),
     targets: [
         .target(name: "FuzzSupport"),
         .target(name: "FuzzSpecimen", dependencies: ["FuzzSupport"] + verification),
@@ -51,7 +54,6 @@ let package = Package(
         fuzzTarget("fuzz_trust_update", verification),
         fuzzTarget("fuzz_ca_aa", testing),
         fuzzTarget("fuzz_cv_certificate", verification),
-        fuzzTarget("fuzz_ipc_frame", daemon),
         fuzzTarget("fuzz_evidence_bundle", verification + ["FuzzSpecimen"]),
-    ]
+    ] + (withDaemon ? [fuzzTarget("fuzz_ipc_frame", daemon)] : [])
 )
