@@ -27,8 +27,8 @@ extension SimulationPKI {
             cscaKey cscaGeneration: PrivateKey.Generation, dscKey dscGeneration: PrivateKey.Generation,
             certificateScheme: SignatureScheme, label: String, country: String = "UT"
         ) throws -> Chain {
-            let cscaKey = try ChainKeys.shared.key(cscaGeneration, role: "CSCA")
-            let dscKey = try ChainKeys.shared.key(dscGeneration, role: "DSC")
+            let cscaKey = try SimulationPKI.cachedKey(cscaGeneration, role: "CSCA")
+            let dscKey = try SimulationPKI.cachedKey(dscGeneration, role: "DSC")
             let cscaName = DERBuilder.name(country: country, organization: "mrtdd TEST ONLY", commonName: "mrtdd Conformance CSCA \(label)")
             let dscName = DERBuilder.name(country: country, organization: "mrtdd TEST ONLY", commonName: "mrtdd Conformance DSC \(label)")
             let notBefore = Date(timeIntervalSinceNow: -365 * 86400), notAfter = Date(timeIntervalSinceNow: 9 * 365 * 86400)
@@ -69,9 +69,18 @@ extension SimulationPKI {
     }
 }
 
-/// The keys of ``SimulationPKI/Chain``: made on first use per (key type, role), kept for the process.
-private final class ChainKeys: Sendable {
-    static let shared = ChainKeys()
+extension SimulationPKI {
+    /// TEST ONLY: a key of `generation` for `role`, made on first use and kept for the process
+    /// (RSA generation is slow): the one key cache of the test PKIs (``Chain``, MRTDTesting's
+    /// fixtures). Different roles get different keys.
+    public static func cachedKey(_ generation: PrivateKey.Generation, role: String) throws -> PrivateKey {
+        try ProcessKeys.shared.key(generation, role: role)
+    }
+}
+
+/// The keys of ``SimulationPKI/cachedKey(_:role:)``.
+private final class ProcessKeys: Sendable {
+    static let shared = ProcessKeys()
     private let keys = Mutex<[String: PrivateKey]>([:])
 
     func key(_ generation: PrivateKey.Generation, role: String) throws -> PrivateKey {

@@ -2,7 +2,6 @@ public import Foundation
 import MRTDCore
 public import MRTDCrypto
 import SwiftASN1
-import Synchronization
 public import MRTDSimulation
 
 /// A throw-away CSCA and document signer generated in-process (OpenSSL through MRTDCrypto), for
@@ -97,32 +96,16 @@ public struct FixturePKI: Sendable {
     }
 }
 
-/// Keys generated once per process (RSA generation is slow).
+/// Keys generated once per process (RSA generation is slow), in the test PKIs' one cache.
 enum FixtureKeys {
-    private static let cache = KeyCache()
-
     static func key(_ type: FixturePKI.KeyType, slot: Int) throws -> PrivateKey {
-        try cache.key(type, slot: slot)
-    }
-}
-
-private final class KeyCache: Sendable {
-    private let keys = Mutex<[String: PrivateKey]>([:])
-
-    func key(_ type: FixturePKI.KeyType, slot: Int) throws -> PrivateKey {
         let generation: PrivateKey.Generation
         switch type {
         case .ecP256: generation = .ec(curve: "prime256v1", explicitParameters: false)
         case .brainpoolExplicit: generation = .ec(curve: "brainpoolP256r1", explicitParameters: true)
         case .rsa, .rsaPSS: generation = .rsa(bits: 2048)
         }
-        let name = "\(generation)#\(slot)"
-        return try keys.withLock { keys in
-            if let key = keys[name] { return key }
-            let key = try PrivateKey.generate(generation)
-            keys[name] = key
-            return key
-        }
+        return try SimulationPKI.cachedKey(generation, role: "fixture slot \(slot)")
     }
 }
 
