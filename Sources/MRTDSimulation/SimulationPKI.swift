@@ -3,6 +3,7 @@ public import MRTDCore
 public import MRTDCrypto
 public import MRTDVerification
 import Synchronization
+import SwiftASN1
 
 /// The document signer behind a specimen's EF.SOD and EF.CardSecurity, with the CSCA that issued it.
 public struct DocumentSigner: Sendable {
@@ -17,6 +18,19 @@ public struct DocumentSigner: Sendable {
         self.csca = csca
         self.certificate = certificate
         self.privateKey = privateKey
+    }
+
+    /// EF.SOD (tag 77) over the data groups among `files` (each hash over the whole file, tag and
+    /// length included; Doc 9303-10 §4.6.2; other files are left out): an LDSSecurityObject v0 of
+    /// their `digest` hashes in a SignedData signed by this signer, its certificate embedded.
+    public func signSOD(over files: [LDSFile: [UInt8]], digest: DigestAlgorithm = .sha256) throws -> [UInt8] {
+        var hashes: [Int: [UInt8]] = [:]
+        for (file, bytes) in files { if let number = file.dataGroupNumber { hashes[number] = digest.hash(bytes) } }
+        let securityObject = LDSSecurityObject(version: 0, hashAlgorithmOID: digest.oid, dataGroupHashes: hashes)
+        let cms = try CMSSigner.sign(
+            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
+            certificateDER: certificate.derBytes, privateKey: privateKey, digest: digest)
+        return TLV.encode(tag: 0x77, value: cms)
     }
 }
 

@@ -75,13 +75,7 @@ public struct SpecimenDocument: Sendable {
         files[.com] = EFCOM.encode(ldsVersion: ldsVersion, unicodeVersion: unicodeVersion, dataGroups: present)
 
         // Doc 9303-10 §4.6.2: each hash covers the whole data group file as read, tag and length included.
-        let securityObject = LDSSecurityObject(
-            version: 0, hashAlgorithmOID: digest.oid,
-            dataGroupHashes: dataGroups.mapValues { digest.hash($0) })
-        let cms = try CMSSigner.sign(
-            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
-            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
-        files[.sod] = TLV.encode(tag: 0x77, value: cms)
+        files[.sod] = try signer.signSOD(over: files, digest: digest)
 
         return SpecimenDocument(mrzText: mrz, files: files, faceImage: image, signer: signer)
     }

@@ -49,14 +49,7 @@ extension SpecimenDocument {
         let signer = try TestPKI.signer()
         var files = plain.files
         files[.dg(2)] = DG2.encode(image: plain.faceImage + padding, width: faceWidth, height: faceHeight, encoding: .iso19794_5)
-        let dataGroups = files.filter { $0.key.dataGroupNumber != nil }
-        let securityObject = LDSSecurityObject(
-            version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid,
-            dataGroupHashes: Dictionary(uniqueKeysWithValues: dataGroups.map { ($0.key.dataGroupNumber!, DigestAlgorithm.sha256.hash($0.value)) }))
-        let cms = try CMSSigner.sign(
-            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
-            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: .sha256)
-        files[.sod] = TLV.encode(tag: 0x77, value: cms)
+        files[.sod] = try signer.signSOD(over: files)
         return (files, plain.faceImage)
     }
 }

@@ -72,14 +72,7 @@ enum Conformance {
     /// Re-signs EF.SOD over the data groups now in `chip.files` (after a case changed one), with
     /// the sets' document signer and SHA-256, so that only the case's own defect shows.
     static func resign(_ chip: inout VirtualChipConfiguration, digest: DigestAlgorithm = .sha256) throws {
-        let signer = try ConformanceProfile.signer()
-        var hashes: [Int: [UInt8]] = [:]
-        for (file, bytes) in chip.files { if let number = file.dataGroupNumber { hashes[number] = digest.hash(bytes) } }
-        let securityObject = LDSSecurityObject(version: 0, hashAlgorithmOID: digest.oid, dataGroupHashes: hashes)
-        let cms = try CMSSigner.sign(
-            content: securityObject.derEncoded(), eContentTypeOID: LDSSecurityObject.oid.description,
-            certificateDER: signer.certificate.derBytes, privateKey: signer.privateKey, digest: digest)
-        chip.files[.sod] = TLV.encode(tag: 0x77, value: cms)
+        chip.files[.sod] = try ConformanceProfile.signer().signSOD(over: chip.files, digest: digest)
     }
 
     /// Reads the unmodified chip of `profile`.

@@ -21,13 +21,9 @@ import Testing
             cscaKey: p256, dscKey: p256, certificateScheme: .ecdsa(.sha256), label: "profile", country: "UT")
             .withDSC { $0.keyUsageCritical = false }
         var chip = try Specimens.passport()
-        var hashes: [Int: [UInt8]] = [:]
-        for (file, bytes) in chip.files { if let number = file.dataGroupNumber { hashes[number] = DigestAlgorithm.sha256.hash(bytes) } }
-        let securityObject = LDSSecurityObject(version: 0, hashAlgorithmOID: DigestAlgorithm.sha256.oid, dataGroupHashes: hashes)
-        let cms = try CMSSigner.sign(
-            content: securityObject.derEncoded(), eContentTypeOID: "2.23.136.1.1.1",  // id-icao-mrtd-security-ldsSecurityObject
-            certificateDER: chain.dsc, privateKey: chain.dscKey, digest: .sha256)
-        chip.files[.sod] = TLV.encode(tag: 0x77, value: cms)
+        let signer = DocumentSigner(
+            csca: try Certificate(derEncoded: chain.csca), certificate: try Certificate(derEncoded: chain.dsc), privateKey: chain.dscKey)
+        chip.files[.sod] = try signer.signSOD(over: chip.files)
         let trust = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-profile-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: trust, withIntermediateDirectories: true)
         try Data(chain.csca).write(to: trust.appendingPathComponent("csca.der"))
