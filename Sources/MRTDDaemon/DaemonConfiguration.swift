@@ -156,25 +156,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "trust-store": trustStorePaths = Self.list(value)
         case "default-trust": defaultTrust = try Self.boolean(key, value)
         case "default-trust-path": defaultTrustPath = value.isEmpty ? nil : value
-        case "verification-profile":
-            guard let profile = VerificationProfile(rawValue: value) else { throw .invalidValue(key, value) }
-            verificationProfile = profile
-        case "access-policy":
-            guard let policy = AccessPolicy(rawValue: value) else { throw .invalidValue(key, value) }
-            accessPolicy = policy
+        case "verification-profile": verificationProfile = try Self.choice(key, value)
+        case "access-policy": accessPolicy = try Self.choice(key, value)
         case "read-timeout": readTimeout = try Self.duration(key, value)
         case "result-retention": resultRetention = try Self.duration(key, value)
         case "idle-timeout": idleTimeout = try Self.duration(key, value)
         case "backends":
             var kinds: [ReaderBackendKind] = []
             for name in Self.list(value) {
-                guard let kind = ReaderBackendKind(rawValue: name) else { throw .invalidValue(key, name) }
-                kinds.append(kind)
+                kinds.append(try Self.choice(key, name))
             }
             backends = kinds
-        case "log-level":
-            guard let level = Logger.Level(rawValue: value) else { throw .invalidValue(key, value) }
-            logLevel = level
+        case "log-level": logLevel = try Self.choice(key, value)
         case "max-jobs": maxActiveJobs = try Self.count(key, value, max: 10_000)
         case "max-results": maxRetainedResults = try Self.count(key, value, max: 1_000_000)
         case "trust-max-file-size": trustLimits.fileBytes = try Self.count(key, value, max: 1 << 32)
@@ -229,6 +222,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
             paths.append(path)
         }
         return paths
+    }
+
+    /// One of the values an enumeration names (`access-policy = pace`, `log-level = debug`, …).
+    static func choice<Value: RawRepresentable>(_ key: String, _ value: String) throws(ConfigurationError) -> Value
+    where Value.RawValue == String {
+        guard let choice = Value(rawValue: value) else { throw .invalidValue(key, value) }
+        return choice
     }
 
     static func boolean(_ key: String, _ value: String) throws(ConfigurationError) -> Bool {
