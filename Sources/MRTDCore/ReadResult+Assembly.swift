@@ -66,23 +66,19 @@ extension ReadResult {
             // NFCPassportReader#265: no portrait from a chip that lists DG2; the rest is kept.
             warnings.append("\(Self.portraitMissing): the chip gave no DG2 (\(missing.reason)); the result holds what it gave")
         }
-        let status: Status
-        switch checks.passiveAuthentication.result {
-        case .passed: status = .valid
-        case .failed: status = .invalid
-        default: status = .unverified
-        }
         // Doc 9303-10 §4.6: DG1 and DG2 are mandatory in LDS1. A chip that was asked for one and did
         // not give it is never `valid` (TR-03105-5.1 ISO7816_C_01): what the signer signed is not all
         // there, and a chip that withholds its portrait must not pass as genuine with no face. The
-        // warning is what `apply(_:)` (passive authentication, which sets the status) goes by.
+        // warning is what the verdict (MRTDVerification's VerdictPolicy) goes by.
         let mandatory = [LDSFile.dg(1).name, LDSFile.dg(2).name]
         let withheld = skipped.filter { mandatory.contains($0.file) }.map(\.file)
         if !withheld.isEmpty {
             warnings.append("\(Self.mandatoryDataGroupMissing): \(withheld.joined(separator: ", ")) was not given; the read cannot be valid")
         }
+        // The status is decided once every check is in (MRTDVerification: ReadResult.verify); until
+        // then nothing is verified.
         var result = ReadResult(
-            status: status, access: access, applications: applications, document: document, face: face,
+            status: .unverified, access: access, applications: applications, document: document, face: face,
             checks: checks,
             dataGroupsRead: files.keys.sorted().map(\.name),
             dataGroupsSkipped: skipped, warnings: warnings, transport: transport, durationMs: durationMs)

@@ -31,7 +31,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How literally passive authentication reads the specifications (`verification-profile`):
     /// `standard` verifies deviations issued documents carry and warns, `strict` fails them as BSI
     /// TR-03105-5.1 does (docs/verification.md, "Verification profiles").
-    public var verificationProfile = VerificationProfile.standard
+    public var verificationProfile = VerificationProfile.strict
     public var accessPolicy = AccessPolicy.auto
     /// How long a job may wait for a card and read it, unless the request asks for less.
     public var readTimeout: Duration = .seconds(60)

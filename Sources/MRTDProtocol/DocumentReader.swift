@@ -81,16 +81,14 @@ public enum DocumentReader {
                 durationMs: milliseconds(clock.now - start), checks: outcome.checks)
             result.warnings.insert(contentsOf: outcome.warnings, at: 0)
             result.atrInfo = outcome.atrInfo
-            // Doc 9303-11 §5.1: passive authentication over the files as read; sets the status.
+            // Doc 9303-11 §5.1: passive authentication over the files as read; then the one
+            // verification every path shares (MRTDVerification: chip and active authentication gated
+            // by PA, the TR-03135 checks, deviation lists, the status by VerdictPolicy).
             let report = PassiveAuthentication.verify(files: outcome.files, trustStore: options.trustStore)
-            result.apply(report)
-            // Chip and active authentication prove nothing unless PA covers the key they used.
-            result.checks.gate(by: report)
-            // BSI TR-03135: country, expiry, access key, structure, revocation, deviation lists.
             var mrzKey: MRZKey?
             if case .mrz(let key) = options.accessKey { mrzKey = key }
-            result.applyInspectionChecks(
-                parsed: parsed, report: report, accessKey: mrzKey, pageMRZ: options.pageMRZ, trustStore: options.trustStore)
+            result.verify(
+                report: report, parsed: parsed, accessKey: mrzKey, pageMRZ: options.pageMRZ, trustStore: options.trustStore)
             return Read(result: result, files: outcome.files, parsed: parsed)
         } catch {
             let failure = (error as? ProtocolError) ?? .transport(.serviceFailure("\(error)"))

@@ -10,11 +10,15 @@ extension ReadResult.Checks {
     /// required, and when it did not run (DG15 not read) the check is `failed`
     /// (`activeAuthenticationRequired`), never a silent `notPerformed` (docs/verification.md).
     /// Shared by the read (MRTDProtocol) and offline evidence verification.
-    public mutating func gate(by report: PassiveAuthenticationReport) {
+    public mutating func gate(
+        by report: PassiveAuthenticationReport,
+        requireActiveAuthentication requirement: ReadResult.ActiveAuthenticationRequirement = .whenSigned
+    ) {
         chipAuthentication = Self.gate(chipAuthentication, keyFile: .dg(14), by: report)
         activeAuthentication = Self.gate(activeAuthentication, keyFile: .dg(15), by: report)
         let dg15 = report.fileHashes[.dg(15)]
-        if report.signatureAndChainValid, dg15 == .notRead || dg15 == .valid,
+        let required = dg15 == .valid || (requirement == .whenSigned && dg15 == .notRead)
+        if report.signatureAndChainValid, required,
            activeAuthentication.result == CheckResult.notPerformed {
             activeAuthentication = ReadResult.Check(
                 result: CheckResult.failed, reason: AuthenticationVerdict.activeAuthenticationRequired,

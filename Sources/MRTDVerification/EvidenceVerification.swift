@@ -49,23 +49,8 @@ public enum EvidenceVerification {
         let parsed = ParsedDataGroups(files: files)
         var result = ReadResult.assemble(
             files: files, parsed: parsed, access: nil, applications: nil, skipped: [], transport: TransportReport(), durationMs: 0)
-        result.apply(report)
-        if !withheldFailures.isEmpty {
-            result.checks.passiveAuthentication.result = .failed
-            result.checks.passiveAuthentication.reason = Reason.withheldHashMismatch
-            result.checks.passiveAuthentication.detail =
-                "the hash stated for withheld \(withheldFailures.joined(separator: ", ")) is not the SOD's"
-            result.status = .invalid
-        }
-        if report.signatureAndChainValid {
-            var hashes = result.checks.passiveAuthentication.dataGroupHashes ?? [:]
-            for number in withheld.keys where !withheldFailures.contains(LDSFile.dg(number).name) {
-                hashes[LDSFile.dg(number).name] = "withheld"
-            }
-            result.checks.passiveAuthentication.dataGroupHashes = hashes.isEmpty ? nil : hashes
-        }
-
-        result.checks.activeAuthentication = activeAuthentication(bundle, files: files, expectedChallenge: expectedChallenge)
+        result.checks.activeAuthentication = activeAuthentication(
+            bundle.activeAuthentication, files: files, expectedChallenge: expectedChallenge)
         result.checks.chipAuthentication = bundle.chipAuthentication.map { reader in
             var check = ReadResult.Check.notPerformed(Reason.notVerifiableOffline)
             check.protocol = reader.protocol
@@ -75,24 +60,38 @@ public enum EvidenceVerification {
                 + "can be replayed by whoever holds it, so it proves nothing offline (docs/verification.md)"
             return check
         } ?? .notPerformed("notInEvidence")
-        let challengeMismatch = result.checks.activeAuthentication.reason == Reason.challengeMismatch
-        result.checks.gate(by: report)
-        if challengeMismatch { result.checks.activeAuthentication.result = CheckResult.failed }
-        result.applyInspectionChecks(parsed: parsed, report: report, accessKey: nil, trustStore: trustStore, at: date)
-        if result.checks.activeAuthentication.result == CheckResult.failed, result.status == .valid {
-            result.status = .invalid
+        // The same verification as a live read: PA's check, AA gated by it (a signed DG15 requires
+        // AA), the inspection checks, and the status by the one policy.
+        result.verify(report: report, parsed: parsed, accessKey: nil, trustStore: trustStore, at: date)
+        if !withheldFailures.isEmpty {
+            result.checks.passiveAuthentication.result = .failed
+            result.checks.passiveAuthentication.reason = Reason.withheldHashMismatch
+            result.checks.passiveAuthentication.detail =
+                "the hash stated for withheld \(withheldFailures.joined(separator: ", ")) is not the SOD's"
         }
+        if report.signatureAndChainValid {
+            var hashes = result.checks.passiveAuthentication.dataGroupHashes ?? [:]
+            for number in withheld.keys where !withheldFailures.contains(LDSFile.dg(number).name) {
+                hashes[LDSFile.dg(number).name] = "withheld"
+            }
+            result.checks.passiveAuthentication.dataGroupHashes = hashes.isEmpty ? nil : hashes
+        }
+        // A challenge the relying party expected and the chip did not sign fails AA whatever the key.
+        if result.checks.activeAuthentication.reason == Reason.challengeMismatch {
+            result.checks.activeAuthentication.result = CheckResult.failed
+        }
+        result.applyVerdict()
         let elapsed = ContinuousClock.now - start
         result.durationMs = (Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
         return result
     }
 
-    /// The AA check: the signature over the bundle's challenge with DG15's key (the ECDSA hash from
-    /// DG14's ActiveAuthenticationInfo when DG14 is carried), and the expected challenge.
-    static func activeAuthentication(
-        _ bundle: EvidenceBundle, files: [LDSFile: [UInt8]], expectedChallenge: [UInt8]?
+    /// The AA check: the signature over a bundle's or a dump's challenge with DG15's key (the ECDSA
+    /// hash from DG14's ActiveAuthenticationInfo when DG14 is carried), and the expected challenge.
+    public static func activeAuthentication(
+        _ evidence: EvidenceBundle.ActiveAuthenticationEvidence?, files: [LDSFile: [UInt8]], expectedChallenge: [UInt8]?
     ) -> ReadResult.Check {
-        guard let aa = bundle.activeAuthentication,
+        guard let aa = evidence,
               let challenge = [UInt8](hex: aa.challenge), let signature = [UInt8](hex: aa.signature) else {
             if expectedChallenge != nil {
                 return ReadResult.Check(

@@ -256,24 +256,17 @@ public enum InspectionChecks {
 }
 
 extension ReadResult {
-    /// Runs the TR-03135 checks and deviation lists over a result whose passive authentication is
-    /// already applied (``apply(_:)``), and adjusts `status` conservatively:
-    ///
-    /// - a failed structure, access key, data-page MRZ, country or EF.ATR/INFO check makes the status `invalid`,
-    ///   as does a failed passive authentication;
-    /// - a failure that a matching, verified deviation explains and that leaves the rest of the
-    ///   evidence intact is *tolerated*: the status is `unverified` (never `valid`) and a warning
-    ///   names the deviation;
-    /// - an expired document keeps its status (the chip is what its issuer made) but the check
-    ///   `documentExpiry` fails and the warning `documentExpired` is added;
-    /// - `undetermined` checks (revocation without a CRL, an unmapped country) change nothing.
-    ///
+    /// Runs the TR-03135 checks and deviation lists over a result whose passive authentication
+    /// check is in, then decides the status by `policy` (``VerdictPolicy``: the one rule book).
+    /// A check failure that a matching, verified deviation explains, leaving the rest of the evidence
+    /// intact, is *tolerated*: the check becomes `undetermined` (its reason kept, the deviation named
+    /// in its detail and in a warning), which the policy reads as `unverified`, never `valid`
+    /// (BSI TR-03135-1: a listed defect makes the check undetermined, not failed).
     /// A failed read (`status: failed`) is left untouched.
     ///
     /// - Parameters:
     ///   - accessKey: the MRZ key the chip was opened with, if it was opened with one.
-    ///   - pageMRZ: the data page's MRZ (scanned, or typed as printed), if given:
-    ///     `checks.mrzMatch` compares DG1 with them, and a difference makes the status `invalid`.
+    ///   - pageMRZ: the data page's MRZ (scanned, or typed as printed), if given: `checks.mrzMatch`.
     ///   - trustStore: supplies the deviation lists.
     public mutating func applyInspectionChecks(
         files: [LDSFile: [UInt8]], report: PassiveAuthenticationReport?, accessKey: MRZKey?, pageMRZ: MRZ? = nil,
@@ -287,7 +280,7 @@ extension ReadResult {
     /// The same, on the read's data groups as parsed once (`ParsedDataGroups`).
     public mutating func applyInspectionChecks(
         parsed: ParsedDataGroups, report: PassiveAuthenticationReport?, accessKey: MRZKey?, pageMRZ: MRZ? = nil,
-        trustStore: TrustStore?, at date: Date = Date()
+        trustStore: TrustStore?, at date: Date = Date(), policy: VerdictPolicy = .standard
     ) {
         guard status != .failed else { return }
         let mrz = parsed.mrz
@@ -315,26 +308,29 @@ extension ReadResult {
         }
         if checks.documentExpiry?.result == .failed { warnings.append(InspectionChecks.Reason.documentExpired) }
 
-        // The failures that decide the status, each tolerated or not.
-        let tolerated = Set(matches.filter { $0.effect == "tolerated" }.compactMap(\.check))
-        var failedChecks: [String] = []
-        if checks.passiveAuthentication.result == .failed { failedChecks.append("passiveAuthentication") }
-        if checks.dataGroupStructure?.result == .failed { failedChecks.append("dataGroupStructure") }
-        if checks.accessKeyMatch?.result == .failed { failedChecks.append("accessKeyMatch") }
-        if checks.mrzMatch?.result == .failed { failedChecks.append("mrzMatch") }
-        if checks.issuingCountry?.result == .failed { failedChecks.append("issuingCountry") }
-        // A chip that did not prove its Chip Authentication key (CA or PACE-CAM: wrong or missing
-        // data, no or another key in DG14/EF.CardSecurity) is not shown genuine (Doc 9303-11 §6.2;
-        // TR-03105-5.1 ISO7816_G_29..33, G_39, G_40). An EF.CardSecurity the chip did not give
-        // (`cardSecurityMissing`, a read refused) leaves CAM unverifiable: noted, not decisive.
-        if checks.chipAuthentication.result == .failed && checks.chipAuthentication.reason != "cardSecurityMissing" {
-            failedChecks.append("chipAuthentication")
+        // A failure every matching deviation of it tolerates becomes undetermined; one that any
+        // deviation does not tolerate stays failed.
+        let notTolerated = Set(matches.filter { $0.effect == "notTolerated" }.compactMap(\.check))
+        for match in matches where match.effect == "tolerated" {
+            guard let check = match.check, !notTolerated.contains(check) else { continue }
+            let note = "tolerated by deviation \(match.type) (\(match.source))"
+            switch check {
+            case "passiveAuthentication" where checks.passiveAuthentication.result == .failed:
+                checks.passiveAuthentication.result = .undetermined
+                checks.passiveAuthentication.detail = [checks.passiveAuthentication.detail, note].compactMap { $0 }.joined(separator: "; ")
+            case "dataGroupStructure": checks.dataGroupStructure = Self.tolerated(checks.dataGroupStructure, note)
+            case "accessKeyMatch": checks.accessKeyMatch = Self.tolerated(checks.accessKeyMatch, note)
+            default: break
+            }
         }
-        if checks.atrInfo?.result == .failed { failedChecks.append("atrInfo") }
-        if failedChecks.contains(where: { !tolerated.contains($0) }) {
-            status = .invalid
-        } else if !failedChecks.isEmpty {
-            status = .unverified
-        }
+        applyVerdict(policy)
+    }
+
+    /// A failed check a deviation tolerates: `undetermined`, its reason kept, the deviation named.
+    private static func tolerated(_ check: Check?, _ note: String) -> Check? {
+        guard var check, check.result == .failed else { return check }
+        check.result = .undetermined
+        check.detail = [check.detail, note].compactMap { $0 }.joined(separator: "; ")
+        return check
     }
 }

@@ -137,7 +137,7 @@ public enum PassiveAuthentication {
             throw PAFailure(.ldsSecurityObjectInvalid, "ldsVersionInfo present in a v0 LDSSecurityObject")
         }
         if securityObject.version == 1, securityObject.ldsVersion == nil {
-            guard profile == .standard else {
+            guard profile == .tolerateSODDeviations else {
                 throw PAFailure(.ldsSecurityObjectInvalid, "v1 LDSSecurityObject without ldsVersionInfo (strict profile)")
             }
             report.warnings.append("ldsVersionInfoMissing")

@@ -96,24 +96,10 @@ public struct PassiveAuthenticationReport: Sendable {
 }
 
 extension ReadResult {
-    /// Sets `checks.passiveAuthentication` from `report` and the overall `status` by its rule:
-    /// `valid` only if passive authentication passed and covered at least one data group read and no
-    /// mandatory data group was withheld,
-    /// `invalid` if it failed, `unverified` if it was not performed or only the SOD was checked.
-    /// A failed read (`status: failed`) stays failed.
+    /// Sets `checks.passiveAuthentication` from `report`, and the status from the checks as they
+    /// now are (``VerdictPolicy``). A failed read (`status: failed`) stays failed.
     public mutating func apply(_ report: PassiveAuthenticationReport) {
         checks.passiveAuthentication = report.check
-        guard status != .failed else { return }
-        switch report.result {
-        // The SOD alone (no data group verified against it) proves nothing about the holder's data.
-        case .passed where !report.fileHashes.values.contains(.valid): status = .unverified
-        case .passed: status = .valid
-        case .failed: status = .invalid
-        case .notPerformed, .passedUnverifiedKey, .undetermined: status = .unverified
-        }
-        // A mandatory data group withheld (ReadResult+Assembly) is never `valid` (ISO7816_C_01).
-        if status == .valid, warnings.contains(where: { $0.hasPrefix(ReadResult.mandatoryDataGroupMissing) }) {
-            status = .invalid
-        }
+        applyVerdict()
     }
 }

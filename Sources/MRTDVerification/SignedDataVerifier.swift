@@ -48,7 +48,7 @@ enum SignedDataVerifier {
         _ signedData: SignedData, expectedContentType: ASN1ObjectIdentifier,
         toleratedContentTypes: [ASN1ObjectIdentifier: String] = [:],
         externalSigners: (SignerInfo.Identifier) -> [Certificate], signerKeys: SignerKeyCache? = nil,
-        profile: VerificationProfile = .standard
+        profile: VerificationProfile = .strict
     ) throws(PAFailure) -> SignerVerification {
         var warnings: [String] = []
         // Doc 9303-10 §4.6.2.1: SignedData version v3.
@@ -78,7 +78,7 @@ enum SignedDataVerifier {
         switch (signerInfo.version, signerInfo.sid) {
         case (1, .issuerAndSerialNumber), (3, .subjectKeyIdentifier): break
         case (1, _), (3, _):
-            guard profile == .standard else {
+            guard profile == .tolerateSODDeviations else {
                 throw PAFailure(.sodMalformed, "SignerInfo version \(signerInfo.version) does not match its signer identifier (strict profile)")
             }
             warnings.append("signerInfoVersionMismatch")

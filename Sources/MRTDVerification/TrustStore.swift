@@ -35,8 +35,8 @@ public struct TrustStore: Sendable, Equatable {
     /// What was loaded and rejected, and why.
     public internal(set) var report = TrustStoreReport()
     /// How literally passive authentication against this store reads the specifications
-    /// (``VerificationProfile``): `standard` unless the operator asks for `strict`.
-    public var verificationProfile: VerificationProfile = .standard
+    /// (``VerificationProfile``): `strict` unless the operator asks to tolerate the SOD deviations of issued documents.
+    public var verificationProfile: VerificationProfile = .strict
     /// Verified deviation lists (Doc 9303-12 §10), see ``addDeviationList(_:path:at:)``.
     public internal(set) var deviationLists: [DeviationList] = []
     /// The keys of the signers this store's checks met (document signers, master-list and

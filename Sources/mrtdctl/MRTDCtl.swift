@@ -117,7 +117,7 @@ struct Read: AsyncParsableCommand {
     func validate() throws {
         // On a terminal, a read with no key asks for it (AccessOptions).
         try direct.validate(simulate: simulate, hasAccessKey: accessOptions.hasKey || isatty(0) == 1)
-        if trustOptions.verificationProfile != .standard && !simulate && !direct.direct {
+        if trustOptions.verificationProfile != .strict && !simulate && !direct.direct {
             throw ValidationError("--verification-profile applies to --simulate and --direct; the daemon uses its verification-profile setting")
         }
         if terminal != nil && !simulate && !direct.direct {
@@ -194,7 +194,14 @@ struct Read: AsyncParsableCommand {
             try evidence.write(files: read.files, result: read.result, trustStore: trustStore)
         }
         if let dump {
-            try PrivateOutput.write(read.files.map { ("\($0.key.name).bin", $0.value) }, toDirectory: dump)
+            // The chip's Active Authentication answer beside the files, so `mrtdctl verify` of the
+            // dump decides AA as the read did (AA_challenge.bin, AA_signature.bin).
+            var entries = read.files.map { ("\($0.key.name).bin", $0.value) }
+            let aa = read.result.checks.activeAuthentication
+            if let challenge = aa.challenge.flatMap({ [UInt8](hex: $0) }), let signature = aa.signature.flatMap({ [UInt8](hex: $0) }) {
+                entries += [(Verify.aaChallengeFile, challenge), (Verify.aaSignatureFile, signature)]
+            }
+            try PrivateOutput.write(entries, toDirectory: dump)
         }
         if let images {
             try ImageWriter.write(read.parsed.contents, to: images)

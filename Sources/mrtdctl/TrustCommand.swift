@@ -24,9 +24,9 @@ struct TrustOptions: ParsableArguments {
     var noDefaultTrust = false
 
     @Option(name: .customLong("verification-profile"), help: ArgumentHelp(
-        "standard: a DSC or SignerInfo that departs from the letter of the specifications as issued documents do (not v3, no countryName or AKI, keyUsage not critical, a SignerInfo version that does not fit its signer identifier) verifies with the warning dscNonConforming; strict: it fails passive authentication, as BSI TR-03105-5.1 expects (docs/verification.md).",
-        valueName: "standard|strict"))
-    var verificationProfile: VerificationProfile = .standard
+        "strict (the default): a DSC or SignerInfo that departs from the letter of the specifications (not v3, no countryName or AKI, keyUsage not critical, a SignerInfo version that does not fit its signer identifier, an LDSSecurityObject v1 without LDSVersionInfo) fails passive authentication, as BSI TR-03105-5.1 expects; tolerate-sod-deviations (formerly standard): it verifies with a warning (dscNonConforming, ...) (docs/verification.md).",
+        valueName: "strict|tolerate-sod-deviations"))
+    var verificationProfile: VerificationProfile = .strict
 
     /// The shipped master lists, unless turned off (`--no-default-trust`, `MRTD_DEFAULT_TRUST=`) or not found.
     var defaultTrustPath: String? { noDefaultTrust ? nil : DefaultTrust.locate() }

@@ -10,8 +10,8 @@ import Testing
 
 /// `verification-profile` (mrtdd.conf; applied with the trust store at start and on reload): a
 /// passport whose document signer's keyUsage is not critical (Doc 9303-12 §7.1.1.3; BSI TR-03105-5.1
-/// LDS_H_62) reads `valid` with the warning `dscNonConforming` under `standard`, and `invalid`
-/// (`dscKeyUsageInvalid`) under `strict`, through the daemon.
+/// LDS_H_62) reads `invalid` (`dscKeyUsageInvalid`) under `strict` (the default), and `valid` with the warning
+/// `dscNonConforming` under `tolerate-sod-deviations`, through the daemon.
 @Suite struct VerificationProfileTests {
     /// The specimen passport's EF.SOD signed again by a DSC whose keyUsage is not critical, and a
     /// trust directory holding that DSC's CSCA.
@@ -50,7 +50,7 @@ import Testing
         #expect(strict.result?.checks.passiveAuthentication.result == .failed)
         #expect(strict.result?.checks.passiveAuthentication.reason == "dscKeyUsageInvalid")
 
-        configuration.verificationProfile = .standard
+        configuration.verificationProfile = .tolerateSODDeviations
         #expect(manager.reload(configuration: configuration).succeeded)
         let standard = try await daemon.client.createRead(.init(reader: "R1", access: Specimens.access), wait: true)
         #expect(standard.result?.status == .valid)
@@ -65,6 +65,16 @@ import Testing
         #expect(throws: ConfigurationError.syntax(file: "mrtdd.conf", line: 2, "invalid value 'lenient' for 'verification-profile'")) {
             try configuration.apply(file: "default-trust = no\nverification-profile = lenient\n")
         }
-        #expect(configuration.verificationProfile == .standard)
+        #expect(configuration.verificationProfile == .strict)
+    }
+
+    /// The default is strict; the tolerant profile's former name `standard` is still read.
+    @Test func strictIsTheDefaultAndTheFormerNameStandardStillReads() throws {
+        #expect(DaemonConfiguration().verificationProfile == .strict)
+        var configuration = DaemonConfiguration()
+        try configuration.apply(file: "verification-profile = standard\n")
+        #expect(configuration.verificationProfile == .tolerateSODDeviations)
+        try configuration.apply(file: "verification-profile = tolerate-sod-deviations\n")
+        #expect(configuration.verificationProfile == .tolerateSODDeviations)
     }
 }
