@@ -32,6 +32,10 @@ public struct TerminalAuthenticationCheck: Sendable, Equatable, Codable {
         self.grantedDataGroups = grantedDataGroups
     }
 
+    /// `notPerformed`: the chip lists no EAC-protected data group (DG3, DG4) of those asked for, so
+    /// it has nothing Terminal Authentication would open (TR-03135-1 Table 5.21: not supported).
+    public static let noEACDataGroupListed = "noEACDataGroupRequested"
+
     public static func notPerformed(_ reason: String, detail: String? = nil) -> Self {
         .init(result: .notPerformed, reason: reason, detail: detail)
     }

@@ -15,7 +15,9 @@ extension ChipSession {
     ) async throws -> TerminalAuthenticationCheck {
         guard let credentials = options.terminal else { return .notPerformed("noTerminalCredentials") }
         let eac = wanted.compactMap(\.dataGroupNumber).filter { $0 == 3 || $0 == 4 }
-        guard !eac.isEmpty else { return .notPerformed("noEACDataGroupRequested") }
+        guard !eac.isEmpty else {
+            return .notPerformed(TerminalAuthenticationCheck.noEACDataGroupListed, detail: "EF.COM lists neither DG3 nor DG4")
+        }
         guard authentication.chipAuthenticationOutcome != nil else {
             // TA version 1 signs the CA ephemeral key; without CA (failed, or PACE-CAM) there is none.
             return .notPerformed("chipAuthenticationNotPerformed")

@@ -274,8 +274,12 @@ public final class ChipSession {
         var checks = authentication.checks
         // Reported when it was asked for: credentials and DG3 or DG4 (a read without them is unchanged).
         if eacWanted {
+            // A chip whose EF.COM lists neither DG3 nor DG4 has nothing for TA to open (TR-03135-1
+            // Table 5.21: not supported); one that lists them and gave no DG14 leaves TA undone.
+            let listsEACGroups = wanted.contains(.dg(3)) || wanted.contains(.dg(4))
             checks.terminalAuthentication = terminalAuthentication
-                ?? .notPerformed("chipAuthenticationNotPerformed", detail: "DG14 was not read")
+                ?? (listsEACGroups ? .notPerformed("chipAuthenticationNotPerformed", detail: "DG14 was not read")
+                    : .notPerformed(TerminalAuthenticationCheck.noEACDataGroupListed, detail: "EF.COM lists neither DG3 nor DG4"))
         }
         if let cam = opened.chipAuthentication {
             // PACE-CAM authenticated the chip with the key in EF.CardSecurity; DG14 CA did not run.

@@ -104,6 +104,8 @@ public struct VerdictPolicy: Sendable {
              "asked for, and the terminal lacked valid certificates or its key for this chip (TR-03135-1 Table 5.21: undetermined): the inspection is incomplete"),
         Rule(.terminalAuthentication, .failed, .invalid,
              "asked for, and the chip refused a valid chain or signature, or its EF.CVCA is invalid (TR-03105 ISO7816_E, LDS_G: inspection failed)"),
+        Rule(.terminalAuthentication, .notPerformed, reasons: [TerminalAuthenticationCheck.noEACDataGroupListed], .none,
+             "the chip lists no DG3/DG4 to open: TA does not apply to it (TR-03135-1 Table 5.21: not supported)"),
         Rule(.terminalAuthentication, .notPerformed, .unverified,
              "asked for, and it could not run (no Chip Authentication to bind it to): the inspection is incomplete"),
         Rule(.terminalAuthentication, .undetermined, .unverified, "asked for and not decided"),
