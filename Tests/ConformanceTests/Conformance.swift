@@ -28,6 +28,13 @@ enum Conformance {
         var read: DocumentReader.Read
         var exchanges: [ScriptedTransport.Exchange]
 
+        /// Counted by the test's ``StatusLedger``: its overall status must be asserted.
+        init(read: DocumentReader.Read, exchanges: [ScriptedTransport.Exchange]) {
+            self.read = read
+            self.exchanges = exchanges
+            StatusLedger.current?.read()
+        }
+
         var result: ReadResult { read.result }
         /// The command APDUs the inspection system sent, in order (plain or SM-wrapped, as sent).
         var commands: [[UInt8]] { exchanges.map(\.command) }

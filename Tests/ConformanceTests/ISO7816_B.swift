@@ -11,7 +11,7 @@ import Testing
 /// ICAO test specification: readings in notes/ISO7816_B.tsv). A chip whose BAC answer or protected
 /// answers do not verify is never read: the read fails with the specific code, and no data group
 /// from such an answer is kept.
-@Suite struct ISO7816_B {
+@Suite(.statusAsserted) struct ISO7816_B {
     static let secureMessagingCodes: Set<ErrorCode> = [
         .secureMessagingMACInvalid, .secureMessagingObjectMissing, .secureMessagingMalformed, .secureMessagingLost,
     ]
@@ -31,7 +31,7 @@ import Testing
     /// The chip's EXTERNAL AUTHENTICATE answer carries a MAC that does not verify: BAC fails.
     @Test func ISO7816_B_01() async throws {
         let outcome = try await bac { $0.bacAnswerDefect = .corruptMAC }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.error?.code == .authenticationFailed)
         expectNoProtectedCommand(outcome)
     }
@@ -39,7 +39,7 @@ import Testing
     /// The answer's MAC verifies but its cryptogram does not echo the terminal's RND.IFD: BAC fails.
     @Test func ISO7816_B_02() async throws {
         let outcome = try await bac { $0.bacAnswerDefect = .wrongEcho }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.error?.code == .authenticationFailed)
         expectNoProtectedCommand(outcome)
     }
@@ -47,7 +47,7 @@ import Testing
     /// The chip refuses the mutual authentication (6300, as for a wrong MRZ): access denied.
     @Test func ISO7816_B_03() async throws {
         let outcome = try await bac { $0.bacAnswerDefect = .status(.authenticationFailed) }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.error?.code == .accessDenied)
         expectNoProtectedCommand(outcome)
     }
@@ -63,14 +63,14 @@ import Testing
         let faulted = try #require(outcome.exchanges.firstIndex { $0.response == [0x69, 0x88] })
         let next = try #require(outcome.exchanges.dropFirst(faulted + 1).first { $0.command[1] != 0xA4 })
         #expect(next.command[1] == 0x84 && next.command[0] & 0x0C == 0)
-        #expect(outcome.result.status == .valid)
+        Conformance.expectStatus(outcome.result, .valid)
         #expect(!outcome.result.transport.recoveries.isEmpty)
     }
 
     /// Every protected READ BINARY answer lacks DO'8E' (the MAC): no file is read.
     @Test func ISO7816_B_05() async throws {
         let outcome = try await bac { $0.secureMessagingDefect = .missingMAC }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.error?.code == .secureMessagingObjectMissing)
         #expect(outcome.read.files[.dg(1)] == nil)
     }
@@ -79,7 +79,7 @@ import Testing
     /// MAC covers what is there: the read cannot complete and keeps nothing of it.
     @Test func ISO7816_B_06() async throws {
         let outcome = try await bac { $0.secureMessagingDefect = .missingCryptogram }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.status != .valid)
         #expect(outcome.read.files[.dg(1)] == nil)
     }
@@ -87,7 +87,7 @@ import Testing
     /// Every protected READ BINARY answer lacks DO'99' (the protected status): rejected.
     @Test func ISO7816_B_07() async throws {
         let outcome = try await bac { $0.secureMessagingDefect = .missingStatus }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.error?.code == .secureMessagingObjectMissing)
         #expect(outcome.read.files[.dg(1)] == nil)
     }
@@ -95,7 +95,7 @@ import Testing
     /// Every protected answer carries a wrong MAC: rejected, nothing kept.
     @Test func ISO7816_B_08() async throws {
         let outcome = try await bac { $0.corruptMACAtExchange = Set(0..<10_000) }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(outcome.result.error?.code == .secureMessagingMACInvalid)
         #expect(outcome.read.files[.dg(1)] == nil)
     }
@@ -104,7 +104,7 @@ import Testing
     /// decrypt to padded data: rejected, nothing kept.
     @Test func ISO7816_B_09() async throws {
         let outcome = try await bac { $0.secureMessagingDefect = .alteredCryptogram }
-        #expect(outcome.result.status == .failed)
+        Conformance.expectStatus(outcome.result, .failed)
         #expect(Self.secureMessagingCodes.contains(try #require(outcome.result.error?.code)))
         #expect(outcome.read.files[.dg(1)] == nil)
     }
@@ -126,11 +126,11 @@ import Testing
             return await Conformance.read(try sod.chip(), options)
         }
         let revoked = try await read(revoking: [[0x05], sod.chain.dscSerial])
-        #expect(revoked.result.status == .invalid)
+        Conformance.expectStatus(revoked.result, .invalid)
         #expect(revoked.result.checks.passiveAuthentication.result == .failed)
         #expect(revoked.result.checks.passiveAuthentication.reason == "dscRevoked")
         let current = try await read(revoking: [[0x05]])
-        #expect(current.result.status == .valid)
+        Conformance.expectStatus(current.result, .valid)
         #expect(current.result.checks.passiveAuthentication.warnings?.contains("revocationNotChecked") == false)
     }
 }

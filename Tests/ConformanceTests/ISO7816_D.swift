@@ -7,7 +7,7 @@ import Testing
 /// Unit ISO7816_D, Chip Authentication (plan §5.4; the fifteen cases moved to the ICAO test
 /// specification, ICAO-P4 ISO7816_G_01..15: readings in notes/ISO7816_D.tsv). CFG.DFLT.EAC with
 /// the case's DG14 and chip, read with the run's terminal for DG3/DG4 as an EAC operator reads.
-@Suite struct ISO7816_D {
+@Suite(.statusAsserted) struct ISO7816_D {
     static let groups = [1, 2, 3, 4, 14]
 
     func chip(_ keys: [ChipAuthenticationKeySpec], dg14Faults: DG14Faults = [],
@@ -24,13 +24,15 @@ import Testing
     }
 
     func expectPassed(_ outcome: Conformance.Outcome) {
-        #expect(outcome.result.status == .valid)
+        Conformance.expectStatus(outcome.result, .valid)
         #expect(outcome.result.checks.chipAuthentication.result == .passed, "\(outcome.result.checks.chipAuthentication.reason ?? "")")
         #expect(outcome.read.files[.dg(3)] != nil && outcome.read.files[.dg(4)] != nil)
     }
 
-    /// Chip Authentication failed with a reason; DG3/DG4 (behind EAC) not read.
+    /// Chip Authentication failed with a reason, so the chip is not shown genuine: `invalid`;
+    /// DG3/DG4 (behind EAC) not read.
     func expectFailed(_ outcome: Conformance.Outcome) {
+        Conformance.expectStatus(outcome.result, .invalid)
         #expect(outcome.result.checks.chipAuthentication.result == .failed)
         #expect(outcome.result.checks.chipAuthentication.reason != nil)
         #expect(outcome.read.files[.dg(3)] == nil && outcome.read.files[.dg(4)] == nil)
@@ -82,7 +84,6 @@ import Testing
     @Test func ISO7816_D_07() async throws {
         let outcome = try await read(try chip([.init(domainParameterID: 0, cipher: .tripleDES)], dg14Faults: [.corruptedPublicKey]))
         expectFailed(outcome)
-        #expect(outcome.result.status != .valid || outcome.result.checks.chipAuthentication.result != .passed)
     }
 
     /// As D_07 with the ECDH key.

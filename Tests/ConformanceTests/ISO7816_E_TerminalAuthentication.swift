@@ -9,7 +9,7 @@ import Testing
 /// BSI TR-03105 Part 5.1, unit ISO7816_E, the Terminal Authentication cases: TA after PACE (5.5.31)
 /// and the chip's trust-point update by CVCA link certificates (5.5.32 to 5.5.34). The other cases of
 /// the unit are in `ISO7816_E`.
-@Suite struct ISO7816_E_TerminalAuthentication {
+@Suite(.statusAsserted) struct ISO7816_E_TerminalAuthentication {
     /// Reads `chip` and keeps it, to look at its trust points afterwards.
     static func read(_ chip: VirtualChipConfiguration, _ options: ReadOptions) async -> (Conformance.Outcome, VirtualChip) {
         let virtual = VirtualChip(configuration: chip)
@@ -36,7 +36,7 @@ import Testing
     /// "Inspection procedure successful" with TA: valid, PA, CA and TA passed, DG3 and DG4 read.
     static func expectSuccessfulWithTA(_ outcome: Conformance.Outcome, sourceLocation: SourceLocation = #_sourceLocation) {
         let r = outcome.result
-        #expect(r.status == .valid, "\(r.status) \(String(describing: r.error)) \(r.warnings)", sourceLocation: sourceLocation)
+        Conformance.expectStatus(r, .valid, "\(r.status) \(String(describing: r.error)) \(r.warnings)", sourceLocation: sourceLocation)
         #expect(r.checks.passiveAuthentication.result == .passed, sourceLocation: sourceLocation)
         #expect(r.checks.chipAuthentication.result == .passed, sourceLocation: sourceLocation)
         #expect(r.checks.terminalAuthentication?.result == .passed, "\(String(describing: r.checks.terminalAuthentication))",

@@ -9,7 +9,7 @@ import Testing
 /// Doc 9303-11 §6.1: INTERNAL AUTHENTICATE over an 8-byte challenge, verified with DG15's key; RSA
 /// with ISO/IEC 9796-2 scheme 1 (trailer `BC` for SHA-1, `xx CC` naming the hash), ECDSA with the
 /// hash of DG14's ActiveAuthenticationInfo.
-@Suite struct ISO7816_F {
+@Suite(.statusAsserted) struct ISO7816_F {
     func read(_ key: ActiveAuthenticationKeySpec, dg14Faults: DG14Faults = [],
               chipFaults: VirtualChipAuthentication.Faults = []) async throws -> Conformance.Outcome {
         var document = try ConformanceProfile.bac.document()
@@ -19,7 +19,7 @@ import Testing
     }
 
     func expectPassed(_ outcome: Conformance.Outcome, _ algorithm: String? = nil) {
-        #expect(outcome.result.status == .valid)
+        Conformance.expectStatus(outcome.result, .valid)
         #expect(outcome.result.checks.activeAuthentication.result == .passed,
                 "\(outcome.result.checks.activeAuthentication.reason ?? "")")
         #expect(outcome.commands(ins: 0x88).count == 1)
@@ -48,20 +48,22 @@ import Testing
     @Test func ISO7816_F_07() async throws { expectPassed(try await read(.rsa(bits: 2048, digest: .sha512)), "SHA-512") }
 
     /// The recovered block ends with a trailer that is neither BC nor xx CC: Active Authentication
-    /// `failed` with its specific reason (the chip may be a clone). The status stays with passive
-    /// authentication, as docs/verification.md's verdict rules have it.
+    /// `failed` with its specific reason: the chip may be a clone, the inspection failed (`invalid`,
+    /// docs/verification.md's verdict rules).
     @Test func ISO7816_F_08() async throws {
         let outcome = try await read(.rsa(bits: 2048, digest: .sha256), chipFaults: [.activeAuthenticationWrongTrailer])
+        Conformance.expectStatus(outcome.result, .invalid)
         #expect(outcome.result.checks.activeAuthentication.result == .failed)
         #expect(outcome.result.checks.activeAuthentication.reason?.hasPrefix("activeAuthenticationSignatureInvalid") == true,
                 "\(outcome.result.checks.activeAuthentication.reason ?? "nil")")
     }
 
     /// DG14's ActiveAuthenticationInfo names a signature algorithm that is none: Active
-    /// Authentication `failed` (`activeAuthenticationAlgorithmUnknown`), no hash guessed.
+    /// Authentication `failed` (`activeAuthenticationAlgorithmUnknown`), no hash guessed: `invalid`.
     @Test func ISO7816_F_09() async throws {
         let outcome = try await read(.ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true),
                                      dg14Faults: [.unknownActiveAuthenticationAlgorithm])
+        Conformance.expectStatus(outcome.result, .invalid)
         #expect(outcome.result.checks.activeAuthentication.result == .failed)
         #expect(outcome.result.checks.activeAuthentication.reason == "activeAuthenticationAlgorithmUnknown: 1.2.3.4.5",
                 "\(outcome.result.checks.activeAuthentication.reason ?? "nil")")

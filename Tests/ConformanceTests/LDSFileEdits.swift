@@ -112,7 +112,7 @@ extension LDSFileEdits {
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let r = outcome.result
-        #expect(r.status == .valid, "\(r.status) \(r.checks.dataGroupStructure?.detail ?? "")", sourceLocation: sourceLocation)
+        Conformance.expectStatus(r, .valid, "\(r.status) \(r.checks.dataGroupStructure?.detail ?? "")", sourceLocation: sourceLocation)
         #expect(r.checks.passiveAuthentication.result == .passed, sourceLocation: sourceLocation)
         #expect(r.checks.terminalAuthentication?.result == .passed, sourceLocation: sourceLocation)
         #expect(r.checks.dataGroupStructure?.result == .passed, sourceLocation: sourceLocation)
@@ -130,7 +130,7 @@ extension LDSFileEdits {
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let r = outcome.result
-        #expect(r.status == .invalid, "\(r.status) \(r.error?.message ?? "")", sourceLocation: sourceLocation)
+        Conformance.expectStatus(r, .invalid, "\(r.status) \(r.error?.message ?? "")", sourceLocation: sourceLocation)
         #expect(r.checks.terminalAuthentication?.result == .passed, sourceLocation: sourceLocation)
         #expect(outcome.read.files[.dg(dg)] != nil, "DG\(dg) read", sourceLocation: sourceLocation)
         let structure = r.checks.dataGroupStructure

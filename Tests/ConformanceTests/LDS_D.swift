@@ -7,7 +7,7 @@ import Testing
 /// SOD signature made anew, so the document stays authentic), read after Chip and Terminal
 /// Authentication. Defects are reported by the `dataGroupStructure` check (`dg3Malformed`, status
 /// `invalid`), the way a malformed DG2 is.
-@Suite struct LDS_D {
+@Suite(.statusAsserted) struct LDS_D {
     typealias B = ConformanceBiometrics
 
     static func read(_ dg3: [UInt8]) async throws -> Conformance.Outcome {

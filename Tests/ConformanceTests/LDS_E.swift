@@ -6,7 +6,7 @@ import Testing
 /// TR-03105-5.1 §6.5, EF.DG4 (irises): CFG.DFLT.EAC with DG4 replaced (its SOD hash and the SOD
 /// signature made anew), read after Chip and Terminal Authentication. Defects are reported by the
 /// `dataGroupStructure` check (`dg4Malformed`, status `invalid`), the way a malformed DG2 is.
-@Suite struct LDS_E {
+@Suite(.statusAsserted) struct LDS_E {
     typealias B = ConformanceBiometrics
 
     static func read(_ dg4: [UInt8]) async throws -> Conformance.Outcome {

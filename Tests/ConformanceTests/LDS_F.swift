@@ -9,30 +9,27 @@ import Testing
 /// with a specific reason (the product's verdict rule: passive authentication decides `status`, a
 /// failed Chip Authentication is its own failed check, docs/verification.md), and without Chip
 /// Authentication no Terminal Authentication: DG3 and DG4 are not read.
-@Suite struct LDS_F {
+@Suite(.statusAsserted) struct LDS_F {
     static func read(_ dg14: [UInt8]) async throws -> Conformance.Outcome {
         await Conformance.read(try LDSFileEdits.chip(.eac, replacing: [14: dg14]), try LDSFileEdits.eacOptions())
     }
 
     static func defaultDG14() throws -> [UInt8] { try LDSFileEdits.dataGroup(.eac, 14) }
 
-    /// Chip Authentication failed for `reason`, nothing behind EAC read, no CA command
-    /// (MSE:Set AT / KAT or GENERAL AUTHENTICATE) sent with a key from the broken DG14.
+    /// Chip Authentication failed for `reason`, so the inspection failed (`invalid`: the read went on,
+    /// the chip is not shown genuine), nothing behind EAC read, no CA command (MSE:Set AT / KAT or
+    /// GENERAL AUTHENTICATE) sent with a key from the broken DG14.
     static func expectChipAuthenticationFailed(
         _ outcome: Conformance.Outcome, reason: String, hashValid: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let r = outcome.result
-        #expect(r.status != .failed, "the read goes on: \(r.error?.message ?? "")", sourceLocation: sourceLocation)
+        Conformance.expectStatus(r, .invalid, sourceLocation: sourceLocation)
         #expect(r.checks.chipAuthentication.result == .failed, "\(r.checks.chipAuthentication)", sourceLocation: sourceLocation)
         #expect(r.checks.chipAuthentication.reason == reason, "\(r.checks.chipAuthentication)", sourceLocation: sourceLocation)
         #expect(r.checks.terminalAuthentication?.result != .passed, sourceLocation: sourceLocation)
         #expect(outcome.read.files[.dg(3)] == nil && outcome.read.files[.dg(4)] == nil, sourceLocation: sourceLocation)
         #expect(outcome.commands(ins: 0x86).isEmpty, "no GENERAL AUTHENTICATE", sourceLocation: sourceLocation)
-        if hashValid {
-            #expect(r.checks.passiveAuthentication.result == .passed, sourceLocation: sourceLocation)
-        } else {
-            #expect(r.status == .invalid, sourceLocation: sourceLocation)
-        }
+        #expect(r.checks.passiveAuthentication.result == (hashValid ? .passed : .failed), sourceLocation: sourceLocation)
     }
 
     /// §6.6.1, CFG.EAC.LDS.F01: DG14's outer tag 6E replaced by 6F: inspection failed (DG14 unusable).

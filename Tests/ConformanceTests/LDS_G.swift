@@ -6,13 +6,14 @@ import Testing
 /// TR-03105-5.1 §6.7, EF.CVCA (not hashed in the SOD): CFG.DFLT.EAC with EF.CVCA changed. The
 /// inspection system cannot choose a trust point: "inspection procedure failed" is the
 /// `terminalAuthentication` check `failed` with a specific reason, DG3 and DG4 not read (skipped);
-/// the document itself stays authentic (passive authentication decides `status`).
-@Suite struct LDS_G {
+/// TA asked for and failed on the chip's side is a failed inspection: `invalid` (docs/verification.md).
+@Suite(.statusAsserted) struct LDS_G {
     static func expectTerminalAuthenticationFailed(
         _ outcome: Conformance.Outcome, reason: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let r = outcome.result
-        #expect(r.status != .failed, "the read goes on: \(r.error?.message ?? "")", sourceLocation: sourceLocation)
+        // TA was asked for and the chip's EF.CVCA is wrong: the inspection failed (`invalid`).
+        Conformance.expectStatus(r, .invalid, sourceLocation: sourceLocation)
         #expect(r.checks.chipAuthentication.result == .passed, sourceLocation: sourceLocation)
         #expect(r.checks.terminalAuthentication?.result == .failed, "\(String(describing: r.checks.terminalAuthentication))",
                 sourceLocation: sourceLocation)

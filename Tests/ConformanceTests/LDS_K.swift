@@ -8,7 +8,7 @@ import Testing
 /// The reader reads it in the master file and sizes its APDUs by the extended length information
 /// `7F66`; the virtual chip enforces the sizes it states (a longer command, or a READ BINARY whose
 /// answer would be longer, gets `6700`), so a passing read proves the reader kept to them.
-@Suite struct LDS_K {
+@Suite(.statusAsserted) struct LDS_K {
     /// The chip's sizes in CFG.EAC.LDS.K01/K02: 0x0780 = 1920 bytes each way.
     static let limits = VirtualAPDULimits(maxCommandLength: 0x0780, maxResponseLength: 0x0780)
 
@@ -29,7 +29,7 @@ import Testing
     /// the sizes reported and used, no length refusal, and extended-length reads up to the limit.
     static func expectReadWithinLimits(_ outcome: Conformance.Outcome, atrInfo: [UInt8]) {
         let result = outcome.result
-        #expect(result.status == .valid, "\(result.status): \(result.error?.message ?? "") \(result.warnings)")
+        Conformance.expectStatus(result, .valid, "\(result.status): \(result.error?.message ?? "") \(result.warnings)")
         #expect(result.checks.passiveAuthentication.result == .passed)
         #expect(result.checks.chipAuthentication.result == .passed)
         #expect(result.checks.terminalAuthentication?.result == .passed)
@@ -82,7 +82,7 @@ import Testing
         let atrInfo: [UInt8] = [0x7F, 0x66, 0x04, 0x02, 0x02, 0x07, 0x80]
         let outcome = await Conformance.read(try Self.chip(atrInfo: atrInfo), try Self.options())
         let result = outcome.result
-        #expect(result.status == .invalid)
+        Conformance.expectStatus(result, .invalid)
         #expect(result.checks.atrInfo?.result == .failed)
         #expect(result.checks.atrInfo?.reason == "extendedLengthInfoMalformed")
         #expect(result.checks.atrInfo?.detail?.contains("maximum response APDU length is missing") == true)
@@ -99,7 +99,7 @@ import Testing
         let atrInfo: [UInt8] = [0x7F, 0x65, 0x08, 0x02, 0x02, 0x07, 0x80, 0x02, 0x02, 0x07, 0x80]
         let outcome = await Conformance.read(try Self.chip(atrInfo: atrInfo), try Self.options())
         let result = outcome.result
-        #expect(result.status == .invalid)
+        Conformance.expectStatus(result, .invalid)
         #expect(result.checks.atrInfo?.result == .failed)
         #expect(result.checks.atrInfo?.reason == "atrInfoUnknownObject")
         #expect(result.checks.atrInfo?.detail?.contains("7F65") == true)
