@@ -2,6 +2,9 @@ extension ReadResult {
     /// The warning (its stable first word) of a read whose chip gave no DG2, the portrait:
     /// `portraitMissing: the chip gave no DG2 (fileNotFound); ...`.
     public static let portraitMissing = "portraitMissing"
+    /// The warning (its stable first word) of a chip that offers PACE, failed it, and was read with
+    /// BAC (`access.fallback` says why): `paceFallback: PACE failed (...); ...`.
+    public static let paceFallback = "paceFallback"
     /// A mandatory data group (DG1, DG2) was asked for and not given: the read is never `valid`.
     public static let mandatoryDataGroupMissing = "mandatoryDataGroupMissing"
     /// The warning (its stable first word) of a DG2 JPEG 2000 face followed by padding, handed out

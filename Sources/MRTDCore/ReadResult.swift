@@ -10,6 +10,10 @@ public struct ReadResult: Sendable, Equatable, Codable {
     }
 
     public var status: Status
+    /// What `status` covers, in words (MRTDVerification's `VerdictPolicy`): the checks that decided
+    /// it, and for `valid` what is worth knowing beside it (`authentic chip; document expired`,
+    /// `opened with BAC after PACE failed`). Never personal data. Absent in results before it existed.
+    public var statusDetail: String?
     public var error: ErrorInfo?
     public var access: AccessInfo?
     public var applications: ApplicationsInfo?

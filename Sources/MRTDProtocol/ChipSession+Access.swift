@@ -83,16 +83,21 @@ extension ChipSession {
         // From here on a secure-messaging fault is recovered by running PACE again.
         established = .pace(parameters, cardAccess: securityInfos, cardSecurity: nil, chipAuthentication: nil)
         var chipAuthentication: ReadResult.Check?
-        if parameters.paceProtocol.mapping == .cam {
-            // PACE-CAM: EF.CardSecurity (master file, read under the new keys) holds the chip's
-            // static key; CA_IC must map it onto PK_map,IC (Doc 9303-11 §4.4.3.5.2).
-            var cardSecurity: [UInt8]?
-            do {
-                cardSecurity = try await recovering(file: .cardSecurity, offset: { nil }) { try await mfReader.read(.cardSecurity) }
-                files[.cardSecurity] = cardSecurity
-            } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
+        // EF.CardSecurity (master file, read under the new keys) after PACE with any mapping, when
+        // the chip has it: passive authentication verifies it and that it signs the PACE parameters
+        // EF.CardAccess offered (TR-03110-3 §A.1.2; TR-03105-5.1 LDS_H_93, LDS_J on CFG.DFLT.PACE).
+        // For PACE-CAM it also holds the chip's static key; CA_IC must map it onto PK_map,IC
+        // (Doc 9303-11 §4.4.3.5.2).
+        var cardSecurity: [UInt8]?
+        do {
+            cardSecurity = try await recovering(file: .cardSecurity, offset: { nil }) { try await mfReader.read(.cardSecurity) }
+            files[.cardSecurity] = cardSecurity
+        } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
+            if parameters.paceProtocol.mapping == .cam {
                 warnings.append("EF.CardSecurity could not be read: chip authentication by PACE-CAM not verifiable")
             }
+        }
+        if parameters.paceProtocol.mapping == .cam {
             chipAuthentication = PACE.verifyChipAuthenticationMapping(
                 outcome, cardSecurity: cardSecurity, cardAccess: securityInfos)
         }
@@ -160,7 +165,9 @@ extension ChipSession {
         if let fallback {
             let reason = "\(fallback.code): \(fallback.description)"
             access.fallback = .init(from: "PACE", to: "BAC", reason: reason)
-            warnings.append("PACE failed (\(reason)); the chip was read with BAC")
+            // Doc 9303-11 §4.2 allows the fallback; it is a downgrade a caller must see at the top of
+            // the result (docs/pace.md): the warning's first word is stable.
+            warnings.append("\(ReadResult.paceFallback): PACE failed (\(reason)); the chip was read with BAC, the weaker protocol")
         }
         return OpenedChip(access: access, lds2: lds2, files: files, warnings: warnings, chipAuthentication: nil,
                           established: .bac)

@@ -197,11 +197,16 @@ final class SessionAuthentication {
         } catch ProtocolError.commandFailed(_, let sw) {
             checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationRefused \(sw)",
                                                 protocol: "id-AA", keyFile: "DG15")
-        } catch let error as ProtocolError where Self.isSecureMessagingFailure(error) {
-            // All files are read; a chip that breaks secure messaging here fails AA, not the read.
-            checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationSessionLost: \(error.code)",
-                                                protocol: "id-AA", keyFile: "DG15")
         }
+        // A secure-messaging fault is thrown: the session recovers it like any other (a new session,
+        // AA again); one that recovery cannot overcome ends in ``activeAuthenticationLost(_:)``.
+    }
+
+    /// All files are read; a chip that breaks secure messaging during AA even after recovery fails
+    /// AA (and so the inspection), not the read.
+    func activeAuthenticationLost(_ error: ProtocolError) {
+        checks.activeAuthentication = .init(result: CheckResult.failed, reason: "activeAuthenticationSessionLost: \(error.code)",
+                                            protocol: "id-AA", keyFile: "DG15")
     }
 
     static func isSecureMessagingFailure(_ error: ProtocolError) -> Bool {

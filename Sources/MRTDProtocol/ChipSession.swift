@@ -267,7 +267,11 @@ public final class ChipSession {
             }
         }
         if let dg15 = files[.dg(15)] {
-            try await recovering(file: nil, offset: { nil }) { try await authentication.activeAuthentication(dg15: dg15) }
+            do {
+                try await recovering(file: nil, offset: { nil }) { try await authentication.activeAuthentication(dg15: dg15) }
+            } catch let error as ProtocolError where SessionAuthentication.isSecureMessagingFailure(error) {
+                authentication.activeAuthenticationLost(error)
+            }
         }
         try await authentication.confirmChipAuthenticationKeys()
         warnings += authentication.warnings

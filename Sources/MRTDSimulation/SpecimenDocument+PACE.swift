@@ -27,9 +27,9 @@ public enum CAMKeyLayout: Sendable, Hashable {
 
 extension VirtualChipConfiguration {
     /// A PACE chip with the specimen's files: EF.CardAccess listing `infos` (and explicit
-    /// `domainParameterInfos` they refer to by parameter ID), and, when one of them
-    /// is PACE-CAM, a static Chip Authentication key whose public half is in an EF.CardSecurity signed by
-    /// the document's signer.
+    /// `domainParameterInfos` they refer to by parameter ID), EF.CardSecurity signing them (by the
+    /// document's signer), and, when one of them is PACE-CAM, a static Chip Authentication key whose
+    /// public half is in EF.CardSecurity.
     ///
     /// - Parameters:
     ///   - bac: whether BAC still works (a PACE-only chip answers GET CHALLENGE with 6A88).
@@ -62,9 +62,16 @@ extension VirtualChipConfiguration {
             }
             keyInfos.append(.chipAuthenticationPublicKey(try ChipAuthenticationPublicKeyInfo(
                 keyAgreement: .ecdh, algorithm: .standardized(id), publicKey: publicKey, keyID: camKeyID)))
-            files[.cardSecurity] = try SpecimenDocument.cardSecurity(
-                SecurityInfos(infos: infos.map { .pace($0) } + keyInfos), signer: document.signer)
             camKey = key
+            files[.cardSecurity] = try SpecimenDocument.cardSecurity(
+                SecurityInfos(infos: infos.map { .pace($0) } + domainParameterInfos.map { .paceDomainParameters($0) } + keyInfos),
+                signer: document.signer)
+        } else {
+            // Every PACE chip signs its PACE parameters in EF.CardSecurity (TR-03110-3 §A.1.2, as
+            // issued chips do), read after PACE with any mapping.
+            files[.cardSecurity] = try SpecimenDocument.cardSecurity(
+                SecurityInfos(infos: infos.map { .pace($0) } + domainParameterInfos.map { .paceDomainParameters($0) }),
+                signer: document.signer)
         }
         return VirtualChipConfiguration(
             files: files, accessKey: accessKey, bacRefusal: bac ? nil : .referencedDataNotFound, random: random,

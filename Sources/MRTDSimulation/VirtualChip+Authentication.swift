@@ -68,6 +68,9 @@ public struct VirtualChipAuthentication: Sendable {
     /// Chip Authentication's MSE:Set KAT / MSE:Set AT is refused with this status word, under
     /// secure messaging (TR-03105-5.1 ISO7816_D_15).
     public var chipAuthenticationRefusal: StatusWord? = nil
+    /// INTERNAL AUTHENTICATE (Active Authentication) is refused with this status word, under secure
+    /// messaging, DG15 present (the emrtd-differential-harness case TC-AA-01: 6982).
+    public var activeAuthenticationRefusal: StatusWord? = nil
     /// The terminal's ephemeral Chip Authentication public keys, in the order received (what
     /// ISO7816_D_10 checks for freshness).
     public let receivedTerminalKeys = ReceivedKeys()
@@ -253,6 +256,7 @@ extension VirtualChip {
     private func internalAuthenticate(_ command: CommandAPDU, _ authentication: VirtualChipAuthentication) -> ResponseAPDU {
         guard let key = authentication.activeAuthenticationKey else { return ResponseAPDU(statusWord: .instructionNotSupported) }
         guard isAuthenticated else { return ResponseAPDU(statusWord: .securityStatusNotSatisfied) }
+        if let refusal = authentication.activeAuthenticationRefusal { return ResponseAPDU(statusWord: refusal) }
         guard command.data.count == 8 else { return ResponseAPDU(statusWord: .wrongLength) }
         var signature: [UInt8]
         do {

@@ -1,5 +1,5 @@
 import MRTDChipCrypto
-import MRTDCore
+public import MRTDCore
 import MRTDProtocol
 public import MRTDVerification
 import SwiftASN1
@@ -19,6 +19,9 @@ public struct VirtualEAC: Sendable {
     public var challengeLength = 8
     /// Data groups besides DG3/DG4 that only a successful TA releases (ISO7816_E_26: DG11, DG12).
     public var protectedDataGroups: Set<Int> = []
+    /// TEST ONLY: every PSO:Verify Certificate is refused with this status word (a chip that rejects
+    /// the terminal's certificates; the emrtd-differential-harness case TC-TA-01: 6982).
+    public var certificateRefusal: StatusWord?
 
     public init(trustPoints: [CVCertificate], currentDate: CVDate) {
         self.trustPoints = trustPoints
@@ -118,6 +121,7 @@ extension VirtualChip {
     }
 
     private func verifyCertificate(_ command: CommandAPDU, _ eac: VirtualEAC) -> ResponseAPDU {
+        if let refusal = eac.certificateRefusal { return ResponseAPDU(statusWord: refusal) }
         guard let name = eacState.verifyingKey else { return ResponseAPDU(statusWord: .conditionsNotSatisfied) }
         eacState.verifyingKey = nil
         guard let certificate = try? CVCertificate(rawBytes: TLV.encode(tag: 0x7F21, value: command.data)) else {

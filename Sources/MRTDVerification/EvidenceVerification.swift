@@ -51,15 +51,8 @@ public enum EvidenceVerification {
             files: files, parsed: parsed, access: nil, applications: nil, skipped: [], transport: TransportReport(), durationMs: 0)
         result.checks.activeAuthentication = activeAuthentication(
             bundle.activeAuthentication, files: files, expectedChallenge: expectedChallenge)
-        result.checks.chipAuthentication = bundle.chipAuthentication.map { reader in
-            var check = ReadResult.Check.notPerformed(Reason.notVerifiableOffline)
-            check.protocol = reader.protocol
-            check.keyAgreement = reader.keyAgreement
-            check.keyFile = reader.keyFile
-            check.detail = "the reader reported \(reader.result.rawValue); a Chip Authentication or PACE-CAM transcript "
-                + "can be replayed by whoever holds it, so it proves nothing offline (docs/verification.md)"
-            return check
-        } ?? .notPerformed("notInEvidence")
+        result.checks.takeReaderReported(
+            chipAuthentication: bundle.chipAuthentication, terminalAuthentication: bundle.verdict.checks.terminalAuthentication)
         // The same verification as a live read: PA's check, AA gated by it (a signed DG15 requires
         // AA), the inspection checks, and the status by the one policy.
         result.verify(report: report, parsed: parsed, accessKey: nil, trustStore: trustStore, at: date)

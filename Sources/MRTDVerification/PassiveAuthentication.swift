@@ -73,6 +73,16 @@ public enum PassiveAuthentication {
             report.fileHashes[.cardSecurity] = verdict.failure == nil ? .valid : .invalid
             if let failure = verdict.failure {
                 report.fail(PAFailure(.cardSecurityInvalid, "EF.CardSecurity: \(failure.reason.rawValue): \(failure.detail)"))
+            } else if let cardAccess = files[.cardAccess].flatMap({ try? SecurityInfos(derEncoded: $0) }),
+                      let signed = verdict.securityInfos.flatMap({ try? SecurityInfos(derEncoded: $0) }) {
+                // EF.CardAccess is not signed: the PACE parameters it offered must be the ones the
+                // issuer signed in EF.CardSecurity (TR-03110-3 §A.1.2; TR-03105-5.1 LDS_J_02, J_03).
+                let missing = cardAccess.paceParametersMissing(from: signed)
+                if !missing.isEmpty {
+                    report.fileHashes[.cardSecurity] = .invalid
+                    report.fail(PAFailure(.cardSecurityInvalid,
+                        "EF.CardSecurity does not sign EF.CardAccess's \(missing.joined(separator: ", "))"))
+                }
             }
         }
         return report

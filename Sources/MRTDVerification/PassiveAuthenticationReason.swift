@@ -46,7 +46,8 @@ public enum PassiveAuthenticationReason: String, Sendable, Codable, CaseIterable
     case dataGroupHashMissing
     /// EF.COM and the SOD list different data groups (Doc 9303-10 §4.6.1, TR-03105 LDS_H_90–92).
     case comSodMismatch
-    /// EF.CardSecurity was read and does not verify (signature, signed attributes or chain).
+    /// EF.CardSecurity was read and does not verify (signature, signed attributes or chain), or
+    /// does not sign the PACE parameters EF.CardAccess offered (TR-03110-3 §A.1.2).
     case cardSecurityInvalid
 }
 

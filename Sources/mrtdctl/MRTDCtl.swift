@@ -194,13 +194,11 @@ struct Read: AsyncParsableCommand {
             try evidence.write(files: read.files, result: read.result, trustStore: trustStore)
         }
         if let dump {
-            // The chip's Active Authentication answer beside the files, so `mrtdctl verify` of the
-            // dump decides AA as the read did (AA_challenge.bin, AA_signature.bin).
+            // The read's result beside the files (result.json), so that `mrtdctl verify` of the dump
+            // decides as the read did: the chip's Active Authentication answer, and the steps it
+            // cannot re-check (Chip and Terminal Authentication) as the reader saw them.
             var entries = read.files.map { ("\($0.key.name).bin", $0.value) }
-            let aa = read.result.checks.activeAuthentication
-            if let challenge = aa.challenge.flatMap({ [UInt8](hex: $0) }), let signature = aa.signature.flatMap({ [UInt8](hex: $0) }) {
-                entries += [(Verify.aaChallengeFile, challenge), (Verify.aaSignatureFile, signature)]
-            }
+            entries.append((Verify.readerResultFile, Array(try ResultPrinter.json(read.result).utf8)))
             try PrivateOutput.write(entries, toDirectory: dump)
         }
         if let images {

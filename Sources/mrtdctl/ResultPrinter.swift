@@ -76,7 +76,9 @@ enum ResultPrinter {
         for w in r.warnings {
             lines.append(("Warning", w))
         }
-        lines.append(("Status", "\(r.status.rawValue) (\(r.durationMs.fixed(decimals: 1)) ms)"))
+        // The status with what it covers, so that `valid` never stands unexplained beside a failed line.
+        let covers = r.statusDetail.map { ": \($0)" } ?? ""
+        lines.append(("Status", "\(r.status.rawValue)\(covers) (\(r.durationMs.fixed(decimals: 1)) ms)"))
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0 + String(repeating: " ", count: max(0, width + 2 - $0.0.count)) + $0.1 }
             .joined(separator: "\n")

@@ -12,11 +12,13 @@ struct Verify: ParsableCommand {
             Give a directory written by `mrtdctl read --dump` (EF_COM.bin, EF_SOD.bin, DG1.bin, …, \
             EF_CardSecurity.bin), or the files one by one with --sod, --com, --dg N=FILE and \
             --card-security. With only an SOD the signature and certificate chain are checked and \
-            data group hashes are reported as notRead. A dump's AA_challenge.bin and AA_signature.bin \
-            (the chip's Active Authentication answer) are verified with DG15's key; a dump holding DG15 \
-            without them fails Active Authentication (activeAuthenticationRequired), as the read would. \
-            The status is decided as for a live read (docs/verification.md, "The verdict"). Prints the \
-            same result model as `read`. \
+            data group hashes are reported as notRead. A dump's result.json (written by read --dump) \
+            gives the chip's Active Authentication answer, verified here with DG15's key, and what the \
+            reader saw of Chip and Terminal Authentication (a failure is kept, a pass is not provable \
+            offline); with it, a dump holding DG15 and no Active Authentication fails it \
+            (activeAuthenticationRequired), as the read would. Files without result.json carry no \
+            Active Authentication and are judged on passive authentication and the inspection checks. The status is decided as for a live \
+            read (docs/verification.md, "The verdict"). Prints the same result model as `read`. \
             Exit status: 0 valid or unverified (no --trust), 4 invalid, 1 unreadable input, 64 usage error.
             """)
 
@@ -60,33 +62,47 @@ struct Verify: ParsableCommand {
         var result = ReadResult.assemble(
             files: files, parsed: parsed, access: nil, applications: nil, skipped: [], transport: TransportReport(),
             durationMs: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-        result.checks.chipAuthentication = .notPerformed(EvidenceVerification.Reason.notVerifiableOffline)
-        result.checks.activeAuthentication = try activeAuthenticationAnswer().map {
+        let reader = try readerResult()
+        let aa = reader?.checks.activeAuthentication
+        let answer = aa.flatMap { check in
+            check.challenge.flatMap { challenge in
+                check.signature.map {
+                    EvidenceBundle.ActiveAuthenticationEvidence(
+                        challenge: challenge, challengeSource: check.challengeSource, signature: $0, algorithm: check.algorithm)
+                }
+            }
+        }
+        result.checks.activeAuthentication = answer.map {
             EvidenceVerification.activeAuthentication($0, files: files, expectedChallenge: nil)
         } ?? .notPerformed(files[.dg(15)] == nil ? "noDG15" : "notInDump")
+        if let reader {
+            result.checks.takeReaderReported(
+                chipAuthentication: reader.checks.chipAuthentication.result == .notPerformed ? nil : reader.checks.chipAuthentication,
+                terminalAuthentication: reader.checks.terminalAuthentication)
+        } else {
+            result.checks.chipAuthentication = .notPerformed("notInDump")
+        }
         result.verify(report: report, parsed: parsed, accessKey: try mrzKey(), trustStore: store,
-                      activeAuthentication: .whenDG15Given)
+                      activeAuthentication: reader == nil ? .none : .whenDG15Given)
         print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
         if result.status == .invalid { throw ExitStatus.invalidDocument }
     }
 
-    /// `read --dump` writes the chip's Active Authentication answer beside the files.
-    static let aaChallengeFile = "AA_challenge.bin"
-    static let aaSignatureFile = "AA_signature.bin"
+    /// `read --dump` writes the read's result model beside the files.
+    static let readerResultFile = "result.json"
 
-    /// The dump's Active Authentication challenge and signature, when it has both.
-    private func activeAuthenticationAnswer() throws -> EvidenceBundle.ActiveAuthenticationEvidence? {
+    /// The reader's result from a dump (`result.json`), when there is one.
+    private func readerResult() throws -> ReadResult? {
         guard let directory else { return nil }
-        let challengePath = PathString.join(directory, Self.aaChallengeFile)
-        let signaturePath = PathString.join(directory, Self.aaSignatureFile)
-        guard FileManager.default.fileExists(atPath: challengePath), FileManager.default.fileExists(atPath: signaturePath) else {
-            return nil
+        let path = PathString.join(directory, Self.readerResultFile)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try JSONDecoder().decode(ReadResult.self, from: Data(try read(path)))
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("\(path) is not a result of mrtdctl read --dump")
         }
-        let challenge = try read(challengePath), signature = try read(signaturePath)
-        guard challenge.count == 8, (1...1024).contains(signature.count) else {
-            throw ValidationError("\(directory): \(Self.aaChallengeFile) must hold 8 bytes and \(Self.aaSignatureFile) 1 to 1024")
-        }
-        return .init(challenge: challenge.hex, challengeSource: nil, signature: signature.hex, algorithm: nil)
     }
 
     private func mrzKey() throws -> MRZKey? {

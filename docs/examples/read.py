@@ -71,7 +71,12 @@ def main():
         return 1
     result = job["result"]
     document = result["document"]
-    print(f"status: {result['status']}")
+    # The status and what it covers (never act on a bare "valid" beside a failed check: the
+    # detail says e.g. "authentic: ...; document expired" or names the failed checks).
+    print(f"status: {result['status']}" + (f" ({result['statusDetail']})" if result.get("statusDetail") else ""))
+    for warning in result.get("warnings", []):
+        if warning.startswith("paceFallback:"):
+            print(f"downgrade: {warning}")
     print(f"name: {document['primaryIdentifier']}, {document['secondaryIdentifier']}")
     print(f"document: {document['documentCode']} {document['documentNumber']} ({document['issuingState']})")
     for name, check in result["checks"].items():

@@ -28,7 +28,8 @@ if [ "$(printf '%s' "$job" | jq -r '.state // empty')" != "done" ]; then
     exit 1
 fi
 printf '%s' "$job" | jq -r '.result |
-    "status: \(.status)",
+    "status: \(.status)\(if .statusDetail then " (\(.statusDetail))" else "" end)",
+    (.warnings[]? | select(startswith("paceFallback:")) | "downgrade: \(.)"),
     "name: \(.document.primaryIdentifier), \(.document.secondaryIdentifier)",
     "document: \(.document.documentCode) \(.document.documentNumber) (\(.document.issuingState))",
     (.checks | to_entries[] | select(.value | type == "object" and has("result"))

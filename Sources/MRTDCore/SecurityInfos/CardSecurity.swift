@@ -76,3 +76,22 @@ public struct CardSecurity: Sendable, Hashable {
         }
     }
 }
+
+extension SecurityInfos {
+    /// The PACE parameters of this EF.CardAccess that `signed` (EF.CardSecurity's SecurityInfos)
+    /// does not hold, described (empty when every one is there). TR-03110-3 §A.1.2: EF.CardSecurity
+    /// contains the SecurityInfos of EF.CardAccess; EF.CardAccess is not signed, so a PACEInfo or
+    /// PACEDomainParameterInfo it offers and EF.CardSecurity lacks was not the issuer's (BSI
+    /// TR-03105-5.1 LDS_J_02, J_03). Other SecurityInfos are not compared: real cards keep some in
+    /// EF.CardAccess only (PrivilegedTerminalInfo, a ChipAuthenticationInfo of another key).
+    public func paceParametersMissing(from signed: SecurityInfos) -> [String] {
+        func key(_ i: PACEInfo) -> String { "\(i.protocolOID)/\(i.version)/\(i.parameterID ?? -1)" }
+        func key(_ d: PACEDomainParameterInfo) -> String {
+            "\(d.protocolOID)/\((try? d.domainParameter.derEncoded()) ?? [])/\(d.parameterID ?? -1)"
+        }
+        let signedInfos = Set(signed.paceInfos.map(key)), signedDomains = Set(signed.paceDomainParameterInfos.map(key))
+        return paceInfos.filter { !signedInfos.contains(key($0)) }.map { "PACEInfo \($0.protocolOID) parameterId \($0.parameterID.map(String.init) ?? "none")" }
+            + paceDomainParameterInfos.filter { !signedDomains.contains(key($0)) }
+                .map { "PACEDomainParameterInfo \($0.protocolOID) parameterId \($0.parameterID.map(String.init) ?? "none")" }
+    }
+}

@@ -9,7 +9,7 @@ extension PACE {
     /// Returns `passed-unverified-key` (`DocumentReader` gates it on passive authentication
     /// of EF.CardSecurity) or `failed` with a reason: `noChipAuthenticationData` (tag 8A missing or
     /// undecryptable), `cardSecurityMissing`, `cardSecurityMalformed`, `noChipAuthenticationKey`,
-    /// `keyMismatch`, or, given `cardAccess`, `cardSecurityInconsistent` when a PACEInfo of
+    /// `keyMismatch`, or, given `cardAccess`, `cardSecurityInconsistent` when a PACE parameter of
     /// EF.CardAccess is missing from EF.CardSecurity (TR-03110-3 §A.1.2: EF.CardSecurity contains
     /// the SecurityInfos of EF.CardAccess; RELIABILITY CS-01).
     public static func verifyChipAuthenticationMapping(
@@ -25,12 +25,8 @@ extension PACE {
         } catch {
             return ReadResult.Check(result: .failed, reason: ErrorCode.cardSecurityMalformed.rawValue, keyFile: LDSFile.cardSecurity.name)
         }
-        if let cardAccess {
-            func key(_ i: PACEInfo) -> String { "\(i.protocolOID)/\(i.version)/\(i.parameterID ?? -1)" }
-            let signed = Set(infos.paceInfos.map(key))
-            if !cardAccess.paceInfos.allSatisfy({ signed.contains(key($0)) }) {
-                return ReadResult.Check(result: .failed, reason: "cardSecurityInconsistent", keyFile: LDSFile.cardSecurity.name)
-            }
+        if let cardAccess, !cardAccess.paceParametersMissing(from: infos).isEmpty {
+            return ReadResult.Check(result: .failed, reason: "cardSecurityInconsistent", keyFile: LDSFile.cardSecurity.name)
         }
         let keys = infos.chipAuthenticationPublicKeyInfos.filter { $0.keyAgreement == .ecdh }
         guard !keys.isEmpty, let group = outcome.group as? ECGroup else {

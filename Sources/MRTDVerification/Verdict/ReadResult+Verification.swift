@@ -4,12 +4,15 @@ public import MRTDCore
 extension ReadResult {
     /// Where the Active Authentication requirement of a signed DG15 applies (docs/verification.md,
     /// rule 3): always for a live read and an evidence bundle, where AA could have run; for a dump
-    /// (`mrtdctl verify`) only when the dump holds DG15 itself, so a bare EF.SOD still verifies.
+    /// (`mrtdctl verify`) with the read's own record (`result.json`) only when it holds DG15 itself,
+    /// so a bare EF.SOD still verifies; for files alone, which carry no AA at all, not.
     public enum ActiveAuthenticationRequirement: Sendable {
         /// The SOD signs DG15 (read or not): AA must have passed.
         case whenSigned
         /// DG15 was given and verified: AA must have passed.
         case whenDG15Given
+        /// Files alone (no record of the read): AA is not judged.
+        case none
     }
 
     /// The verification every path runs after the files are in (the live read, `mrtdctl verify`,
@@ -36,9 +39,44 @@ extension ReadResult {
             policy: policy)
     }
 
-    /// Sets `status` from the checks, by `policy` (the one rule book: ``VerdictPolicy``). A failed
-    /// read stays `failed`.
+    /// Sets `status` (and `statusDetail`, what it covers) from the checks, by `policy` (the one rule
+    /// book: ``VerdictPolicy``). A failed read stays `failed`.
     public mutating func applyVerdict(_ policy: VerdictPolicy = .standard) {
         status = policy.status(of: self)
+        statusDetail = policy.detail(of: self)
+    }
+}
+
+extension ReadResult.Checks {
+    /// Offline (`verify-evidence`, `verify` of a dump): Chip Authentication, PACE-CAM and Terminal
+    /// Authentication cannot be re-checked without the chip, so what the reader reports of them is
+    /// taken one way only: a failure the reader saw stays a failure (a verifier never upgrades a
+    /// failed step to passed), a pass stays unproven (`notVerifiableOffline`). So the offline verdict
+    /// is never more lenient than the live one on these steps (docs/verification.md).
+    public mutating func takeReaderReported(
+        chipAuthentication reader: ReadResult.Check?, terminalAuthentication readerTA: TerminalAuthenticationCheck?
+    ) {
+        if let reader {
+            var check = ReadResult.Check.notPerformed(EvidenceVerification.Reason.notVerifiableOffline)
+            if reader.result == .failed {
+                check = ReadResult.Check(result: .failed, reason: reader.reason)
+            }
+            check.protocol = reader.protocol
+            check.keyAgreement = reader.keyAgreement
+            check.keyFile = reader.keyFile
+            check.detail = reader.result == .failed
+                ? "the reader reported Chip Authentication failed; a failure is kept offline"
+                : "the reader reported \(reader.result.rawValue); a Chip Authentication or PACE-CAM transcript "
+                    + "can be replayed by whoever holds it, so it proves nothing offline (docs/verification.md)"
+            chipAuthentication = check
+        } else {
+            chipAuthentication = .notPerformed("notInEvidence")
+        }
+        if let readerTA, readerTA.result != .passed {
+            var check = readerTA
+            check.detail = "reported by the reader (Terminal Authentication cannot be re-checked offline)"
+                + (readerTA.detail.map { ": \($0)" } ?? "")
+            terminalAuthentication = check
+        }
     }
 }

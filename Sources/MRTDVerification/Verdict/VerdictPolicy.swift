@@ -144,6 +144,37 @@ public struct VerdictPolicy: Sendable {
         }
     }
 
+    /// What `status` covers, in words: the checks that made it what it is (with their reasons), and
+    /// beside a `valid` what a caller should still know (an expired document, a PACE to BAC
+    /// downgrade). The summary prints it beside the status; never personal data.
+    public func detail(of result: ReadResult) -> String {
+        func named(_ effect: Effect) -> String {
+            let checks = Self.observations(of: result)
+            return effects(of: result).filter { $0.effect == effect }.map { item in
+                let reason = checks.first { $0.0 == item.subject }?.1.reason.map(Self.firstWord) ?? ""
+                return reason.isEmpty ? item.subject.rawValue : "\(item.subject.rawValue) (\(reason))"
+            }.joined(separator: ", ")
+        }
+        switch status(of: result) {
+        case .failed:
+            return "the read did not complete" + (result.error.map { " (\($0.code.rawValue))" } ?? "")
+        case .invalid:
+            return "failed: " + named(.invalid)
+        case .unverified:
+            let undecided = named(.unverified)
+            return "not verified: " + (undecided.isEmpty ? "passive authentication \(result.checks.passiveAuthentication.result.rawValue)" : undecided)
+        case .valid:
+            var covers = ["authentic: passive authentication passed"]
+            if result.checks.chipAuthentication.result == .passed { covers.append("chip authenticated") }
+            if result.checks.activeAuthentication.result == .passed { covers.append("active authentication passed") }
+            if result.checks.terminalAuthentication?.result == .passed { covers.append("terminal authenticated") }
+            var notes: [String] = []
+            if result.checks.documentExpiry?.result == .failed { notes.append("document expired") }
+            if let fallback = result.access?.fallback { notes.append("opened with \(fallback.to) after \(fallback.from) failed") }
+            return covers.joined(separator: ", ") + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))
+        }
+    }
+
     /// Each check of the result as (subject, result, reason); checks a result does not have are left
     /// out (Terminal Authentication is present only when it was asked for).
     static func observations(of result: ReadResult) -> [(Subject, (result: CheckResult, reason: String?))] {

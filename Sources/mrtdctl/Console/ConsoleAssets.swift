@@ -71,6 +71,7 @@ enum ConsoleAssets {
         <section aria-labelledby="verdict" id="result-section" hidden>
           <h2 id="verdict" class="verdict" tabindex="-1"></h2>
           <p id="verdict-detail"></p>
+          <p id="downgrade" class="result-failed" role="note" hidden></p>
           <div id="result-body">
             <figure id="face-figure" hidden><img id="face" alt="Face image read from the chip"><figcaption>Face (from DG2)</figcaption></figure>
             <dl id="holder"></dl>
@@ -341,11 +342,18 @@ enum ConsoleAssets {
           const verdict = $("verdict");
           verdict.className = "verdict " + status;
           verdict.textContent = { valid: "✓ VALID", unverified: "? UNVERIFIED", invalid: "✗ INVALID", failed: "✗ READ FAILED" }[status] || status;
-          $("verdict-detail").textContent = {
+          const summary = {
             valid: "The chip was read and its data verified against a trusted issuing state.",
-            unverified: "The chip was read, but its data could not be verified (see the checks).",
+            unverified: "The chip was read, but it could not be fully verified (see the checks).",
             invalid: "The chip was read, but a check failed: do not trust this document.",
           }[status] || (job.error ? job.error.message + " (" + job.error.error + ")" : "The read " + job.state + ".");
+          // What the status covers (the daemon's statusDetail): never a bare "valid" beside a failed check.
+          $("verdict-detail").textContent = summary + (result && result.statusDetail ? " " + capitalized(result.statusDetail) + "." : "");
+          // A PACE to BAC downgrade is named at the top, not only in the raw JSON.
+          const fallback = result && result.access && result.access.fallback;
+          $("downgrade").hidden = !fallback;
+          $("downgrade").textContent = fallback
+            ? "Downgrade: " + fallback.from + " failed (" + fallback.reason + "); the chip was read with " + fallback.to + ", the weaker protocol." : "";
           const holder = $("holder"); holder.replaceChildren();
           const d = result && result.document;
           if (d) {
