@@ -99,12 +99,17 @@ public struct SimulatedDocument: Sendable {
     /// passport (chip and active authentication keys in DG14/DG15, the further LDS1 groups, DG3/DG4
     /// behind EAC), then a PACE-only ID card that opens with the CAN 123456 (PACE-CAM, brainpoolP256r1,
     /// AES-128) and refuses the MRZ.
-    public static func daemonDocuments(quirks: Set<VirtualChipQuirk> = []) throws -> [SimulatedDocument] {
+    /// `authenticationFaults` (TEST ONLY) give the passport's chip a Chip or Active Authentication fault.
+    public static func daemonDocuments(
+        quirks: Set<VirtualChipQuirk> = [], authenticationFaults: [SimulatedAuthenticationFault] = []
+    ) throws -> [SimulatedDocument] {
         var passport = SimulatedDocument()
         passport.fullLDS = true
+        let (dg14Faults, chipFaults) = SimulatedAuthenticationFault.split(authenticationFaults)
         passport.authentication = try AuthenticationFixture.make(
             chipAuthentication: [.init(domainParameterID: 13, cipher: .aes128)],
-            activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true))
+            activeAuthentication: .ecdsa(curveID: 12, digest: .sha256, plain: true, withInfo: true),
+            dg14Faults: dg14Faults, chipFaults: chipFaults)
         passport.quirks = quirks
         var idCard = SimulatedDocument()
         idCard.access = .canOnly
@@ -115,9 +120,11 @@ public struct SimulatedDocument: Sendable {
 
     /// `mrtdd --simulate`'s backend: `readers` virtual readers, each presenting one of
     /// ``daemonDocuments(quirks:)`` in turn.
-    public static func daemonBackend(readers: Int, latency: Duration, quirks: Set<VirtualChipQuirk> = []) throws -> VirtualReaderBackend {
+    public static func daemonBackend(
+        readers: Int, latency: Duration, quirks: Set<VirtualChipQuirk> = [], authenticationFaults: [SimulatedAuthenticationFault] = []
+    ) throws -> VirtualReaderBackend {
         let backend = VirtualReaderBackend()
-        let chips = try daemonDocuments(quirks: quirks).map { try $0.chip() }
+        let chips = try daemonDocuments(quirks: quirks, authenticationFaults: authenticationFaults).map { try $0.chip() }
         for index in 0..<readers {
             let name = "Virtual Reader \(index)"
             backend.addReader(name, latency: latency)

@@ -33,6 +33,14 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
             : (.failed, "activeAuthenticationRefused 6A88", 1)
     }
 
+    /// The overall status the read must end with: `failed` with ``expectedError``; `invalid` for the
+    /// `aa-6a88` chip whose SOD signs DG15 (a refused Active Authentication is a failed inspection,
+    /// docs/verification.md); else `valid` with the well-behaved chip's files.
+    public var expectedStatus: ReadResult.Status {
+        if expectedError != nil { return .failed }
+        return expectedActiveAuthentication?.result == .failed ? .invalid : .valid
+    }
+
     /// The read options for this scenario (the trust store is the caller's).
     public func options(recovery: RecoveryPolicy = .init(reconnectDelay: .zero)) -> ReadOptions {
         ReadOptions(accessKey: .mrz(Self.key), dataGroups: dataGroups, access: access, recovery: recovery)

@@ -17,11 +17,7 @@ extension ReadResult.Checks {
         chipAuthentication = Self.gate(chipAuthentication, keyFile: .dg(14), by: report)
         activeAuthentication = Self.gate(activeAuthentication, keyFile: .dg(15), by: report)
         let dg15 = report.fileHashes[.dg(15)]
-        let required = switch requirement {
-        case .whenSigned: dg15 == .valid || dg15 == .notRead
-        case .whenDG15Given: dg15 == .valid
-        case .none: false
-        }
+        let required = requirement == .whenSigned && (dg15 == .valid || dg15 == .notRead)
         if report.signatureAndChainValid, required,
            activeAuthentication.result == CheckResult.notPerformed {
             activeAuthentication = ReadResult.Check(

@@ -7,20 +7,9 @@ import FoundationEssentials
 import MRTDPlatform
 
 /// Chip and Active Authentication on the virtual chip (with --simulate): DG14/DG15 and their keys.
-struct AuthenticationSimulationOptions: ParsableArguments {
-    enum Fault: String, ExpressibleByArgument, CaseIterable {
-        /// The chip keeps its old session keys after CA (RELIABILITY CA-02).
-        case keepOldKeys = "keep-old-keys"
-        /// The chip does CA with a key other than DG14's (a clone).
-        case wrongCAKey = "wrong-ca-key"
-        /// DG14's ChipAuthenticationInfo names a key ID no key has (CA-01).
-        case keyIDMismatch = "key-id-mismatch"
-        /// DG14's public key is off the curve / outside the subgroup (CA-01).
-        case corruptedCAKey = "corrupted-ca-key"
-        /// The AA signature has a bit flipped.
-        case badAASignature = "bad-aa-signature"
-    }
+extension SimulatedAuthenticationFault: ExpressibleByArgument {}
 
+struct AuthenticationSimulationOptions: ParsableArguments {
     @Option(name: .customLong("sim-ca"), help: ArgumentHelp(
         "Give the virtual chip a Chip Authentication key in DG14: KEYAGREEMENT,PARAMID,CIPHER[,v2], "
             + "e.g. ECDH,13,AES-128 or DH,2,3DES (repeatable: several keys get key IDs 1, 2, ...).",
@@ -33,8 +22,8 @@ struct AuthenticationSimulationOptions: ParsableArguments {
         valueName: "spec"))
     var aa: String?
 
-    @Option(name: .customLong("sim-auth-fault"), help: "Chip/Active Authentication fault: \(Fault.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var faults: [Fault] = []
+    @Option(name: .customLong("sim-auth-fault"), help: "Chip/Active Authentication fault: \(SimulatedAuthenticationFault.names).")
+    var faults: [SimulatedAuthenticationFault] = []
 
     func validate() throws {
         _ = try chipAuthenticationSpecs()
@@ -46,17 +35,7 @@ struct AuthenticationSimulationOptions: ParsableArguments {
         let ca = try chipAuthenticationSpecs()
         let aa = try activeAuthenticationSpec()
         guard !ca.isEmpty || aa != nil else { return nil }
-        var dg14Faults: DG14Faults = []
-        var chipFaults: VirtualChipAuthentication.Faults = []
-        for fault in faults {
-            switch fault {
-            case .keepOldKeys: chipFaults.insert(.keepsOldKeysAfterChipAuthentication)
-            case .wrongCAKey: chipFaults.insert(.chipAuthenticationWithWrongPrivateKey)
-            case .keyIDMismatch: dg14Faults.insert(.keyIDMismatch)
-            case .corruptedCAKey: dg14Faults.insert(.corruptedPublicKey)
-            case .badAASignature: chipFaults.insert(.activeAuthenticationBadSignature)
-            }
-        }
+        let (dg14Faults, chipFaults) = SimulatedAuthenticationFault.split(faults)
         return try AuthenticationFixture.make(
             chipAuthentication: ca, activeAuthentication: aa, dg14Faults: dg14Faults, chipFaults: chipFaults)
     }

@@ -15,8 +15,8 @@ struct Verify: ParsableCommand {
             data group hashes are reported as notRead. A dump's result.json (written by read --dump) \
             gives the chip's Active Authentication answer, verified here with DG15's key, and what the \
             reader saw of Chip and Terminal Authentication (a failure is kept, a pass is not provable \
-            offline); with it, a dump holding DG15 and no Active Authentication fails it \
-            (activeAuthenticationRequired), as the read would. Files without result.json carry no \
+            offline); with it, a dump whose SOD signs DG15 and that holds no Active Authentication \
+            fails it (activeAuthenticationRequired), as the read did. Files without result.json carry no \
             Active Authentication and are judged on passive authentication and the inspection checks. The status is decided as for a live \
             read (docs/verification.md, "The verdict"). Prints the same result model as `read`. \
             Exit status: 0 valid or unverified (no --trust), 4 invalid, 1 unreadable input, 64 usage error.
@@ -83,7 +83,7 @@ struct Verify: ParsableCommand {
             result.checks.chipAuthentication = .notPerformed("notInDump")
         }
         result.verify(report: report, parsed: parsed, accessKey: try mrzKey(), trustStore: store,
-                      activeAuthentication: reader == nil ? .none : .whenDG15Given)
+                      activeAuthentication: reader == nil ? .none : .whenSigned)
         print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))
         if result.status == .invalid { throw ExitStatus.invalidDocument }
     }

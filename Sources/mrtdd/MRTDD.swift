@@ -76,7 +76,16 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         valueName: "NAME"))
     var simQuirks: [String] = []
 
+    @Option(name: .customLong("sim-auth-fault"), help: ArgumentHelp(
+        "With --simulate, TEST ONLY: a Chip or Active Authentication fault of the virtual passport, repeatable: \(SimulatedAuthenticationFault.names).",
+        valueName: "NAME"))
+    var simAuthFaults: [String] = []
+
     func validate() throws {
+        for name in simAuthFaults where SimulatedAuthenticationFault(rawValue: name) == nil {
+            throw ValidationError("--sim-auth-fault '\(name)': expected one of \(SimulatedAuthenticationFault.names)")
+        }
+        if !simulate && !simAuthFaults.isEmpty { throw ValidationError("--sim-auth-fault needs --simulate") }
         for name in simQuirks where VirtualChipQuirk(name: name) == nil {
             throw ValidationError("--sim-quirk '\(name)': expected one of \(VirtualChipQuirk.names)")
         }
@@ -133,7 +142,8 @@ struct MRTDD: AsyncParsableCommand, Sendable {
         if simulate {
             readerBackends.append(try SimulatedDocument.daemonBackend(
                 readers: max(1, simReaders), latency: .milliseconds(simLatency),
-                quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) })))
+                quirks: Set(simQuirks.compactMap { VirtualChipQuirk(name: $0) }),
+                authenticationFaults: simAuthFaults.compactMap(SimulatedAuthenticationFault.init(rawValue:))))
             // Passive authentication in simulation trusts the run's TEST-ONLY CSCA and nothing else.
             var store = try SimulationPKI.trustStore()
             store.verificationProfile = configuration.verificationProfile

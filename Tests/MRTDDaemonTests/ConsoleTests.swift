@@ -19,7 +19,7 @@ import MRTDClient
         let process: Process
         let log: URL
 
-        static func start(readers: Int = 1, latencyMs: Int = 0) async throws -> SimulatedDaemon {
+        static func start(readers: Int = 1, latencyMs: Int = 0, extra: [String] = []) async throws -> SimulatedDaemon {
             let directory = try DaemonProcessTests.temporaryDirectory()
             let socket = directory.appendingPathComponent("mrtdd.sock").path
             let config = directory.appendingPathComponent("mrtdd.conf")
@@ -28,7 +28,7 @@ import MRTDClient
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try DaemonProcessTests.executable("mrtdd"))
-            process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "\(readers)", "--sim-latency-ms", "\(latencyMs)", "--socket", socket]
+            process.arguments = ["--config", config.path, "--simulate", "--sim-readers", "\(readers)", "--sim-latency-ms", "\(latencyMs)", "--socket", socket] + extra
             process.standardError = try FileHandle(forWritingTo: log)
             process.standardOutput = FileHandle.nullDevice  // never the test runner's pipe
             try process.run()
@@ -151,6 +151,29 @@ import MRTDClient
         #expect(!logs.contains(token))
     }
 
+    /// A live read through the daemon of a chip whose Active Authentication signature is wrong (a
+    /// clone without the DG15 key): `invalid`, and the console paints it red and says why.
+    @Test func aChipWithAWrongAASignatureIsShownInvalidInRed() async throws {
+        guard Self.require("/usr/bin/chromium", for: "the operator console in a browser") else { return }
+        let daemon = try await SimulatedDaemon.start(extra: ["--sim-auth-fault", "bad-aa-signature"])
+        defer { daemon.kill() }
+        let direct = try await DaemonClient(socketPath: daemon.socket).createRead(.init(access: Specimens.access), wait: true)
+        #expect(direct.result?.status == .invalid, "\(String(describing: direct.result?.statusDetail))")
+        #expect(direct.result?.checks.activeAuthentication.result == .failed)
+        let console = try await Self.startConsole(socket: daemon.socket, directory: daemon.directory)
+        defer { if console.process.isRunning { console.process.terminate() } }
+        let screenshots = ProcessInfo.processInfo.environment["MRTDD_CONSOLE_SCREENSHOTS"]
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-console-screenshots-aa").path
+        let script = Self.repository.appendingPathComponent("Tests/browser/console_invalid.py").path
+        let run = try await Self.run("/usr/bin/python3", [script, console.url, screenshots, "/usr/bin/chromium"], timeout: 300)
+        print(run.output)
+        #expect(run.status == 0, "console_invalid.py failed:\n\(run.output)")
+        #expect(run.output.contains("all console checks passed"))
+        console.process.terminate()
+        _ = try await DaemonProcessTests.waitForExit(console.process)
+        _ = try await daemon.stop()
+    }
+
     @Test func theConsoleSaysWhenTheDaemonIsNotThere() async throws {
         let directory = try DaemonProcessTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -176,7 +199,8 @@ import MRTDClient
 
         let py = try await Self.run("/usr/bin/python3", [python, "--socket", daemon.socket, "--mrz-key", "L898902C3,740812,120415", "--face", face])
         #expect(py.status == 0, "\(py.output)")
-        #expect(py.output.contains("status: valid\nname: ERIKSSON, ANNA MARIA\ndocument: P L898902C3 (UTO)\n"), "\(py.output)")
+        #expect(py.output.contains("status: valid (authentic: "), "\(py.output)")
+        #expect(py.output.contains("; document expired)\nname: ERIKSSON, ANNA MARIA\ndocument: P L898902C3 (UTO)\n"), "\(py.output)")
         #expect(py.output.contains("passiveAuthentication: passed"))
         let image = (try? Data(contentsOf: URL(fileURLWithPath: face))) ?? Data()
         #expect(image.starts(with: [0xFF, 0xD8, 0xFF]) && image.count > 10_000, "the specimen's face, JPEG as stored (\(image.count) bytes)")
@@ -188,7 +212,8 @@ import MRTDClient
 
         let sh = try await Self.run("/bin/sh", [shell, "L898902C3", "740812", "120415"], environment: ["MRTDD_SOCKET": daemon.socket])
         #expect(sh.status == 0, "\(sh.output)")
-        #expect(sh.output.contains("status: valid\nname: ERIKSSON, ANNA MARIA\ndocument: P L898902C3 (UTO)\n"), "\(sh.output)")
+        #expect(sh.output.contains("status: valid (authentic: "), "\(sh.output)")
+        #expect(sh.output.contains("; document expired)\nname: ERIKSSON, ANNA MARIA\ndocument: P L898902C3 (UTO)\n"), "\(sh.output)")
         #expect(sh.output.contains("passiveAuthentication: passed"))
         let shWrong = try await Self.run("/bin/sh", [shell, "L898902C3", "740812", "120416"], environment: ["MRTDD_SOCKET": daemon.socket])
         #expect(shWrong.status == 1 && shWrong.output.contains("accessDenied"), "\(shWrong.output)")

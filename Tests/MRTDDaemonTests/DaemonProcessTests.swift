@@ -128,10 +128,12 @@ import MRTDClient
         let client = DaemonClient(socketPath: socket)
         try await Self.waitForSocket(socket, client: client)
         let passport = try await client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
-        #expect(passport.result?.status == .valid)
         #expect(passport.result?.transport.adjustments.contains { $0.hasPrefix("61xx") } == true)
-        // aa-6a88: the passport has DG15, so the refused INTERNAL AUTHENTICATE fails AA, not the read.
+        // aa-6a88: the passport has DG15, so the refused INTERNAL AUTHENTICATE fails AA and with it
+        // the inspection (invalid: a possible clone), not the read: every file is there.
         #expect(passport.result?.checks.activeAuthentication.result == .failed)
+        #expect(passport.result?.status == .invalid)
+        #expect(passport.result?.dataGroupsRead.contains("DG2") == true)
         let card = try await client.createRead(.init(reader: "Virtual Reader 1", access: .init(can: "123456")), wait: true)
         #expect(card.result?.status == .valid)
         // The ID card's EF.CardAccess is read in plain with Le 0000 first: 6B00, then explicitly.

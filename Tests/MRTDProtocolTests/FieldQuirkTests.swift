@@ -55,7 +55,7 @@ import MRTDTranscript
             #expect(read.result.error?.code.rawValue == code, "\(read.result.error?.message ?? "")")
             #expect(read.files.isEmpty)
         } else {
-            #expect(read.result.status == .valid, "\(read.result.error?.code.rawValue ?? ""): \(read.result.error?.message ?? "")")
+            #expect(read.result.status == scenario.expectedStatus, "\(read.result.error?.code.rawValue ?? ""): \(read.result.error?.message ?? "")")
             // EF.ATR/INFO comes with the `ef-dir-6982-before-access` chip only (read after PACE).
             #expect(Set(read.files.keys).subtracting([.atrInfo]) == Set(reference.files.keys))
             for (file, bytes) in reference.files { #expect(read.files[file] == bytes, "\(file.name)") }

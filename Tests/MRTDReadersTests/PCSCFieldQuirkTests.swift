@@ -64,7 +64,7 @@ import MRTDSimulation
                     #expect(read.result.error?.code.rawValue == code, "\(scenario): \(read.result.error?.message ?? "")")
                     #expect(read.files.isEmpty)
                 } else {
-                    #expect(read.result.status == .valid, "\(scenario): \(read.result.error?.code.rawValue ?? "") \(read.result.error?.message ?? "")")
+                    #expect(read.result.status == scenario.expectedStatus, "\(scenario): \(read.result.error?.code.rawValue ?? "") \(read.result.error?.message ?? "")")
                     // EF.ATR/INFO comes with the `ef-dir-6982-before-access` chip only (read after PACE).
                     #expect(read.files.filter { $0.key != .atrInfo } == reference.files, "\(scenario): files differ from the well-behaved chip's")
                 }

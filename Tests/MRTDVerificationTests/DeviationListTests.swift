@@ -191,7 +191,11 @@ struct DeviationListTests {
         document.dataGroups[2] = TLV.encode(tag: 0x75, value: [UInt8](repeating: 0x42, count: 64))
         let malformed = try Shared.pki.deviationList(TestDeviationList(deviations: [Self.forDSC(Shared.pki, [(nil, Self.dgMalformed, 2)])]))
         let result = inspect(try document.files(pki: Shared.pki), store: try Self.store(Shared.pki, lists: [malformed]))
-        #expect(result.checks.dataGroupStructure?.result == .failed)
+        // Tolerated: the check is undetermined (TR-03135-1: a listed defect), its reason kept and the
+        // deviation named; the document is unverified, never valid.
+        #expect(result.checks.dataGroupStructure?.result == .undetermined)
+        #expect(result.checks.dataGroupStructure?.reason == "dg2Malformed")
+        #expect(result.checks.dataGroupStructure?.detail?.contains("tolerated by deviation LDS-DGMalformed") == true)
         #expect(result.checks.deviations?.first?.effect == "tolerated")
         #expect(result.checks.deviations?.first?.check == "dataGroupStructure")
         #expect(result.status == .unverified)
@@ -216,8 +220,8 @@ struct DeviationListTests {
         #expect(result.checks.activeAuthentication.result == .failed)
         #expect(result.checks.activeAuthentication.reason == "activeAuthenticationKeyCompromised")
         #expect(result.checks.deviations?.first?.effect == "notTolerated")
-        // Nothing else failed: the document itself still verifies.
-        #expect(result.status == .valid)
+        // A compromised AA key proves nothing against cloning (TR-03135-1: AA failed): invalid.
+        #expect(result.status == .invalid)
     }
 
     @Test("malformed deviation list content is rejected with a reason, never a crash")

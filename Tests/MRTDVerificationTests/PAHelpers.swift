@@ -13,13 +13,15 @@ func trustStore(_ pki: FixturePKI, crls: [[UInt8]] = [], documentSigners: [[UInt
     return store
 }
 
-/// Passive authentication of `document` signed by `pki`, against `pki`'s CSCA.
+/// Passive authentication of `document` signed by `pki`, against `pki`'s CSCA, under `profile`.
 func verify(
     _ document: FixtureDocument = FixtureDocument(), pki: FixturePKI, crls: [[UInt8]] = [],
-    _ modify: (inout TestSignedData) -> Void = { _ in }
+    profile: VerificationProfile = .strict, _ modify: (inout TestSignedData) -> Void = { _ in }
 ) throws -> PassiveAuthenticationReport {
     let files = try document.files(pki: pki, modify)
-    return PassiveAuthentication.verify(files: files, trustStore: try trustStore(pki, crls: crls))
+    var store = try trustStore(pki, crls: crls)
+    store.verificationProfile = profile
+    return PassiveAuthentication.verify(files: files, trustStore: store)
 }
 
 /// One shared EC P-256 fixture PKI.

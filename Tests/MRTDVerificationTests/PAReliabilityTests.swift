@@ -129,19 +129,25 @@ import MRTDSimulation
         #expect(report.reason == .dscNotFound)
     }
 
-    // PA-CMS-05
+    // PA-CMS-05: a SignerInfo version that does not fit its identifier fails by default (strict,
+    // TR-03105-5.1 LDS_H_84/85); tolerate-sod-deviations finds the signer and names the mismatch.
     @Test func v3WithIssuerAndSerialMatchesTheSigner() throws {
-        let report = try verify(pki: pki) { $0.signerVersion = 3 }
+        let strict = try verify(pki: pki) { $0.signerVersion = 3 }
+        #expect(strict.result == .failed)
+        #expect(strict.reason == .sodMalformed)
+        let report = try verify(pki: pki, profile: .tolerateSODDeviations) { $0.signerVersion = 3 }
         #expect(report.result == .passed)
         #expect(report.warnings.contains("signerInfoVersionMismatch"))
     }
 
     @Test func v1WithSubjectKeyIdentifierMatchesTheSigner() throws {
         let ski = try #require(pki.dscTemplate.subjectKeyIdentifier)
-        let report = try verify(pki: pki) {
+        let edit: (inout TestSignedData) -> Void = {
             $0.signerIdentifier = .subjectKeyIdentifier(ski)
             $0.signerVersion = 1
         }
+        #expect(try verify(pki: pki, edit).reason == .sodMalformed)
+        let report = try verify(pki: pki, profile: .tolerateSODDeviations, edit)
         #expect(report.result == .passed)
     }
 

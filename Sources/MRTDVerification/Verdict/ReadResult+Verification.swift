@@ -3,14 +3,12 @@ public import MRTDCore
 
 extension ReadResult {
     /// Where the Active Authentication requirement of a signed DG15 applies (docs/verification.md,
-    /// rule 3): always for a live read and an evidence bundle, where AA could have run; for a dump
-    /// (`mrtdctl verify`) with the read's own record (`result.json`) only when it holds DG15 itself,
-    /// so a bare EF.SOD still verifies; for files alone, which carry no AA at all, not.
+    /// rule 3): for a live read, an evidence bundle and a dump with the read's own record
+    /// (`result.json`), where AA could have run; not for files alone (`mrtdctl verify` of files
+    /// without that record, a bare EF.SOD), which carry no AA at all.
     public enum ActiveAuthenticationRequirement: Sendable {
         /// The SOD signs DG15 (read or not): AA must have passed.
         case whenSigned
-        /// DG15 was given and verified: AA must have passed.
-        case whenDG15Given
         /// Files alone (no record of the read): AA is not judged.
         case none
     }
