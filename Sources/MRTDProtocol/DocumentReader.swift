@@ -1,7 +1,7 @@
 public import MRTDCore
 public import MRTDCrypto
 import MRTDVerification
-public import FoundationEssentials
+import FoundationEssentials
 import MRTDPlatform
 
 /// Reads a document and turns the outcome into the result model: the entry point the CLI, the

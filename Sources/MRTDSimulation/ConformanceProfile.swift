@@ -1,6 +1,6 @@
 public import MRTDCore
 import MRTDCrypto
-public import MRTDProtocol
+import MRTDProtocol
 public import MRTDVerification
 import Synchronization
 

@@ -1,8 +1,8 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import MRTDCore
 import MRTDCrypto
 import MRTDVerification
-public import MRTDProtocol
+import MRTDProtocol
 
 /// The one place the executables make the chips of `--simulate` (issue 30): `mrtdctl read --simulate`
 /// builds one from its `--sim-*` options, `mrtdd --simulate` presents ``daemonDocuments``. Every

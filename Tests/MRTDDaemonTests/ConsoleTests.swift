@@ -6,6 +6,7 @@ import Glibc
 import Testing
 @testable import MRTDDaemon
 import MRTDClient
+import MRTDCore
 
 /// `mrtdctl console` in headless Chromium, and the client examples in docs/examples, each against
 /// `mrtdd --simulate` as a separate process (docs/console.md).

@@ -28,6 +28,33 @@ import Testing
         #expect(report.fileHashes.count >= 2)
     }
 
+    /// `strict` is the default because no real document at hand needs the tolerance: every real SOD
+    /// and EF.CardSecurity verifies under it exactly as under `tolerate-sod-deviations`, which names
+    /// no deviation for any of them (docs/verification.md, "Verification profiles").
+    @Test(arguments: ["gmrtd/sod/EF_SOD_AT.bin", "gmrtd/sod/EF_SOD_DE.bin", "gmrtd/sod/EF_SOD_FI.bin", "gmrtd/sod/EF_SOD_FR.bin",
+                      "gmrtd/sod/EF_SOD_ID.bin", "gmrtd/sod/EF_SOD_MY.bin", "gmrtd/cardsecurity/EF_CardSecurity_DE.bin",
+                      "gmrtd/cardsecurity/EF_CardSecurity_FI.bin", "openpace/cardsecurity/EF_CardSecurity_dan.bin"])
+    func realDocumentsVerifyAlikeUnderBothProfiles(path: String) throws {
+        guard var store = Self.store, let bytes = sharedSample(path) else { return }
+        #expect(store.verificationProfile == .strict)
+        let file: LDSFile = path.contains("CardSecurity") ? .cardSecurity : .sod
+        func verdict(_ store: TrustStore) -> (CheckResult, String?, [String]) {
+            if file == .sod {
+                let report = PassiveAuthentication.verify(files: [.sod: bytes], trustStore: store)
+                return (report.result, report.reason?.rawValue, report.warnings)
+            }
+            let card = PassiveAuthentication.verifyCardSecurity(bytes, trustStore: store)
+            return (card.reason == nil ? .passed : .failed, card.reason?.rawValue, card.warnings)
+        }
+        let strict = verdict(store)
+        store.verificationProfile = .tolerateSODDeviations
+        let tolerant = verdict(store)
+        #expect(strict.0 == .passed && strict.1 == nil, "\(path): \(strict)")
+        #expect(strict.0 == tolerant.0 && strict.1 == tolerant.1, "\(path): strict \(strict), tolerant \(tolerant)")
+        let deviations = ["dscNonConforming", "signerInfoVersionMismatch", "ldsVersionInfoMissing"]
+        #expect(!tolerant.2.contains { w in deviations.contains { w.hasPrefix($0) } }, "\(path): \(tolerant.2)")
+    }
+
     @Test func bothMasterListsVerifyAndLoad() throws {
         guard let store = Self.store else { return }
         let report = store.report

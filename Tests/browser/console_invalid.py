@@ -39,7 +39,7 @@ def main():
         detail = browser.evaluate("document.getElementById('verdict-detail').textContent")
         check("activeAuthentication" in detail, "the verdict says what failed: " + detail)
         items = browser.evaluate("[...document.querySelectorAll('#checks li')].map(li => li.textContent)")
-        check(any(t.startswith("Active authentication") and "failed" in t for t in items),
+        check(any(t.startswith("Active authentication") and "failed" in t.lower() for t in items),
               "the checks list Active Authentication failed: " + " | ".join(items))
         job = json.loads(browser.evaluate("document.getElementById('raw-json').textContent"))
         result = job.get("result") or {}
