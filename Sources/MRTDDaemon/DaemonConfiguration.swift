@@ -29,8 +29,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Where the shipped master lists are (`default-trust-path`); nil: found as ``DefaultTrust/locate(environment:executable:)`` says.
     public var defaultTrustPath: String?
     /// How literally passive authentication reads the specifications (`verification-profile`):
-    /// `standard` verifies deviations issued documents carry and warns, `strict` fails them as BSI
-    /// TR-03105-5.1 does (docs/verification.md, "Verification profiles").
+    /// `strict` (the default) fails the SOD and DSC deviations BSI TR-03105-5.1 fails,
+    /// `tolerate-sod-deviations` verifies them and warns (docs/verification.md, "Verification profiles").
     public var verificationProfile = VerificationProfile.strict
     public var accessPolicy = AccessPolicy.auto
     /// How long a job may wait for a card and read it, unless the request asks for less.
