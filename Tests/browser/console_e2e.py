@@ -258,17 +258,24 @@ def attack(url):
     check(headers.get("referrer-policy") == "no-referrer", "the page sends no Referer (the token is in the URL)")
 
 
-def main():
-    url, out = sys.argv[1], sys.argv[2]
-    binary = sys.argv[3] if len(sys.argv) > 3 else (shutil.which("chromium") or "chromium")
+def open_console(argv):
+    """From `URL OUTDIR [CHROMIUM]`: the URL, the output folder (made), a Chromium profile folder and a
+    Chromium showing the console page (its load checked). Shared with console_invalid.py."""
+    url, out = argv[1], argv[2]
+    binary = argv[3] if len(argv) > 3 else (shutil.which("chromium") or "chromium")
     os.makedirs(out, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="mrtdd-console-chromium-")
     browser = Chromium(binary, profile)
+    browser.open_page()
+    browser.send("Page.navigate", {"url": url})
+    check(browser.wait_for("document.readyState === 'complete' && !!document.getElementById('docno')", 60), "the console page loads")
+    return url, out, profile, browser
+
+
+def main():
+    url, out, profile, browser = open_console(sys.argv)
     started = time.monotonic()
     try:
-        browser.open_page()
-        browser.send("Page.navigate", {"url": url})
-        check(browser.wait_for("document.readyState === 'complete' && !!document.getElementById('docno')", 60), "the console page loads")
         check(browser.wait_for("document.getElementById('readers').textContent.includes('Virtual Reader 0')", 30),
               "the live readers list shows the daemon's reader")
         check(browser.wait_for("document.getElementById('connection').textContent === 'connected to mrtdd'", 30), "connected to mrtdd")

@@ -9,23 +9,15 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import console_e2e  # noqa: E402
-from console_e2e import Chromium, check, check_screenshot  # noqa: E402
+from console_e2e import check, check_screenshot, open_console  # noqa: E402
 
 
 def main():
-    url, out = sys.argv[1], sys.argv[2]
-    binary = sys.argv[3] if len(sys.argv) > 3 else (shutil.which("chromium") or "chromium")
-    os.makedirs(out, exist_ok=True)
-    profile = tempfile.mkdtemp(prefix="mrtdd-console-chromium-")
-    browser = Chromium(binary, profile)
+    url, out, profile, browser = open_console(sys.argv)
     try:
-        browser.open_page()
-        browser.send("Page.navigate", {"url": url})
-        check(browser.wait_for("document.readyState === 'complete' && !!document.getElementById('docno')", 60), "the console page loads")
         check(browser.wait_for("document.getElementById('connection').textContent === 'connected to mrtdd'", 30), "connected to mrtdd")
         # The specimen's MRZ key, check digits left empty (Tab past them).
         for text in ["L898902C3", None, "740812", None, "120415"]:
