@@ -96,6 +96,10 @@ extension ChipSession {
             if parameters.paceProtocol.mapping == .cam {
                 warnings.append("EF.CardSecurity could not be read: chip authentication by PACE-CAM not verifiable")
             }
+        } catch let error as ProtocolError where parameters.paceProtocol.mapping != .cam && Self.isFileProblem(error) {
+            // Without PACE-CAM the file only adds a check: a chip that cannot serve it (a length it
+            // cannot negotiate, a truncated answer) is read without it, never failed for it.
+            warnings.append("EF.CardSecurity could not be read (\(error.code)); passive authentication goes on without it")
         }
         if parameters.paceProtocol.mapping == .cam {
             chipAuthentication = PACE.verifyChipAuthenticationMapping(
@@ -234,6 +238,16 @@ extension ChipSession {
         guard selected == .success else { throw ProtocolError.notAnEMRTD(selected) }
         applicationSelected = true
         return lds2
+    }
+}
+
+extension ChipSession {
+    /// A failure to read one file that leaves the session as it was: not a lost link or secure
+    /// messaging (recovery's faults, which end the read when recovery cannot overcome them), nor a
+    /// cancellation.
+    static func isFileProblem(_ error: ProtocolError) -> Bool {
+        if case .cancelled = error { return false }
+        return RecoveryPolicy.fault(of: error) == nil
     }
 }
 

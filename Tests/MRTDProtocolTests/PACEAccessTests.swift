@@ -6,6 +6,7 @@ import Testing
 @testable import MRTDProtocol
 import MRTDSimulation
 import MRTDTranscript
+import MRTDVerification
 
 /// Access policy and the negative cases of RELIABILITY PACE-01..08 and BAC-01, each ending in a
 /// specific error code or check result.
@@ -310,5 +311,42 @@ struct CardAccessProbeTests {
         #expect(read.result.access?.protocol == "BAC")
         #expect(read.result.access?.fallback == nil)
         #expect(read.result.warnings.contains { $0.hasPrefix("EF.CardAccess could not be read") })
+    }
+}
+
+/// EF.CardSecurity after PACE GM (read for passive authentication, TR-03110-3 §A.1.2): a chip that
+/// cannot serve it is read without it, never failed for it; one that serves it has it verified.
+@Suite struct CardSecurityAfterPACETests {
+    static let key = try! MRZ(SpecimenDocument.erikssonMRZ).accessKey
+
+    static func read(faults: [Int: VirtualFault]) async throws -> DocumentReader.Read {
+        let chip = try VirtualChipConfiguration.paceChip(
+            document: try SpecimenDocument.make(), accessKey: key, infos: [SimulatedDocument.defaultPACEInfo], bac: false)
+        var store = TrustStore()
+        _ = store.addAnchor(try TestPKI.csca(), source: "test CSCA", isTestMaterial: true)
+        let slot = VirtualCardSlot(configuration: chip, faults: faults)
+        let options = ReadOptions(accessKey: .mrz(key), access: .pace, trustStore: store, recovery: .init(reconnectDelay: .zero))
+        return await DocumentReader.read(connect: { try await slot.connect() }, options: options)
+    }
+
+    @Test func aPACEGMChipsCardSecurityIsReadAndVerified() async throws {
+        let read = try await Self.read(faults: [:])
+        #expect(read.result.status == .valid, "\(String(describing: read.result.statusDetail))")
+        #expect(read.files[.cardSecurity] != nil)
+        #expect(read.result.checks.passiveAuthentication.dataGroupHashes?["EF_CardSecurity"] == "valid")
+    }
+
+    /// Exchange 6 is the READ BINARY of EF.CardSecurity (after EF.CardAccess, MSE:Set AT and the four
+    /// GENERAL AUTHENTICATE steps); each status word a chip may answer instead.
+    @Test(arguments: [StatusWord.wrongLength, StatusWord(rawValue: 0x6B00), .fileNotFound, .securityStatusNotSatisfied])
+    func aChipThatCannotServeItIsReadWithoutIt(_ sw: StatusWord) async throws {
+        let read = try await Self.read(faults: [6: .chip(.status(sw))])
+        #expect(read.result.error == nil, "\(String(describing: read.result.error))")
+        #expect(read.result.status == .valid, "\(sw): \(String(describing: read.result.statusDetail)) \(read.result.warnings)")
+        #expect(read.files[.dg(1)] != nil && read.files[.dg(2)] != nil)
+        // The fault hit EF.CardSecurity (or a length the reader then negotiated to read it whole).
+        let cardSecurity = read.files[.cardSecurity]
+        #expect(cardSecurity == nil || read.result.checks.passiveAuthentication.dataGroupHashes?["EF_CardSecurity"] == "valid")
+        print("CARDSECURITY \(sw): \(cardSecurity == nil ? "not read" : "read"); warnings \(read.result.warnings); adjustments \(read.result.transport.adjustments)")
     }
 }
