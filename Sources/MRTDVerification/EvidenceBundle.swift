@@ -71,6 +71,13 @@ public struct EvidenceBundle: Sendable, Equatable, Codable {
             self.signature = signature
             self.algorithm = algorithm
         }
+
+        /// The chip's answer as a read's Active Authentication check recorded it; nil when the check
+        /// holds no challenge and signature (AA did not run, or the chip refused it).
+        public init?(check: ReadResult.Check) {
+            guard let challenge = check.challenge, let signature = check.signature else { return nil }
+            self.init(challenge: challenge, challengeSource: check.challengeSource, signature: signature, algorithm: check.algorithm)
+        }
     }
 
     public struct TrustAnchor: Sendable, Equatable, Codable {
@@ -289,13 +296,7 @@ extension EvidenceBundle {
             }
             carried[file.name] = Data(bytes).base64EncodedString()
         }
-        var aa: ActiveAuthenticationEvidence?
-        let aaCheck = result.checks.activeAuthentication
-        if let challenge = aaCheck.challenge, let signature = aaCheck.signature {
-            aa = ActiveAuthenticationEvidence(
-                challenge: challenge, challengeSource: aaCheck.challengeSource, signature: signature,
-                algorithm: aaCheck.algorithm)
-        }
+        let aa = ActiveAuthenticationEvidence(check: result.checks.activeAuthentication)
         var anchors: [TrustAnchor] = []
         if let trustStore {
             let report = PassiveAuthentication.verify(files: files, trustStore: trustStore, at: date)

@@ -63,15 +63,7 @@ struct Verify: ParsableCommand {
             files: files, parsed: parsed, access: nil, applications: nil, skipped: [], transport: TransportReport(),
             durationMs: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         let reader = try readerResult()
-        let aa = reader?.checks.activeAuthentication
-        let answer = aa.flatMap { check in
-            check.challenge.flatMap { challenge in
-                check.signature.map {
-                    EvidenceBundle.ActiveAuthenticationEvidence(
-                        challenge: challenge, challengeSource: check.challengeSource, signature: $0, algorithm: check.algorithm)
-                }
-            }
-        }
+        let answer = reader.flatMap { EvidenceBundle.ActiveAuthenticationEvidence(check: $0.checks.activeAuthentication) }
         result.checks.activeAuthentication = answer.map {
             EvidenceVerification.activeAuthentication($0, files: files, expectedChallenge: nil)
         } ?? .notPerformed(files[.dg(15)] == nil ? "noDG15" : "notInDump")

@@ -40,8 +40,9 @@ extension ReadResult {
     /// Sets `status` (and `statusDetail`, what it covers) from the checks, by `policy` (the one rule
     /// book: ``VerdictPolicy``). A failed read stays `failed`.
     public mutating func applyVerdict(_ policy: VerdictPolicy = .standard) {
-        status = policy.status(of: self)
-        statusDetail = policy.detail(of: self)
+        let verdict = policy.verdict(on: self)
+        status = verdict.status
+        statusDetail = verdict.detail
     }
 }
 

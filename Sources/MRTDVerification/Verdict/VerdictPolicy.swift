@@ -2,7 +2,7 @@ public import MRTDCore
 
 /// The one place that decides a result's `status` from its checks (docs/verification.md, "The
 /// verdict"): each check states, per result, its effect on the status; the status is the worst
-/// effect. The live read (`DocumentReader`), `mrtdctl verify` and `mrtdctl verify-evidence` all end
+/// effect (``verdict(on:)``). The live read (`DocumentReader`), `mrtdctl verify` and `mrtdctl verify-evidence` all end
 /// in ``ReadResult/applyVerdict(_:)``, so one document gets one verdict on every path.
 ///
 /// Modelled on swift-certificates' `VerifierPolicy`: the rules are values, listed in one table that
@@ -122,48 +122,45 @@ public struct VerdictPolicy: Sendable {
              "the chip is genuine; the headline says `valid (document expired)` and the warning `documentExpired` names it: accepting an expired document is the relying party's policy"),
     ])
 
-    /// The effect of every rule that applies to `result`, with the subject.
-    public func effects(of result: ReadResult) -> [(subject: Subject, effect: Effect)] {
-        var outcome: [(Subject, Effect)] = []
-        for (subject, check) in Self.observations(of: result) {
-            guard let rule = rules.first(where: { $0.matches(subject, check.result, reason: check.reason) }) else { continue }
-            if rule.effect != .none { outcome.append((subject, rule.effect)) }
-        }
-        return outcome
+    /// The verdict on `result`: its status, and in words what the status covers.
+    public struct Verdict: Sendable, Equatable {
+        public var status: ReadResult.Status
+        public var detail: String
     }
 
-    /// The status of `result` under this policy: `failed` stays `failed` (the read did not complete);
-    /// otherwise `valid` only when passive authentication passed and no rule says worse.
-    public func status(of result: ReadResult) -> ReadResult.Status {
-        guard result.status != .failed else { return .failed }
-        let worst = effects(of: result).map(\.effect).max() ?? .none
-        switch worst {
-        case .invalid: return .invalid
-        case .unverified: return .unverified
-        case .none: return result.checks.passiveAuthentication.result == .passed ? .valid : .unverified
+    /// The effect of every rule that applies to `result`: the check, its reason's stable first word
+    /// (empty when it has none) and the effect; rules of no effect are left out.
+    public func effects(of result: ReadResult) -> [(subject: Subject, reason: String, effect: Effect)] {
+        Self.observations(of: result).compactMap { subject, check in
+            guard let rule = rules.first(where: { $0.matches(subject, check.result, reason: check.reason) }),
+                  rule.effect != .none else { return nil }
+            return (subject, check.reason.map(Self.firstWord) ?? "", rule.effect)
         }
     }
 
-    /// What `status` covers, in words: the checks that made it what it is (with their reasons), and
-    /// beside a `valid` what a caller should still know (an expired document, a PACE to BAC
-    /// downgrade). The summary prints it beside the status; never personal data.
-    public func detail(of result: ReadResult) -> String {
+    /// The verdict on `result`. The status: `failed` stays `failed` (the read did not complete);
+    /// otherwise the worst effect, and `valid` only when passive authentication passed. The detail:
+    /// the checks that made the status what it is (with their reasons), and beside a `valid` what a
+    /// caller should still know (an expired document, a PACE to BAC downgrade); never personal data.
+    public func verdict(on result: ReadResult) -> Verdict {
+        if result.status == .failed {
+            return Verdict(status: .failed, detail: "the read did not complete" + (result.error.map { " (\($0.code.rawValue))" } ?? ""))
+        }
+        let effects = effects(of: result)
         func named(_ effect: Effect) -> String {
-            let checks = Self.observations(of: result)
-            return effects(of: result).filter { $0.effect == effect }.map { item in
-                let reason = checks.first { $0.0 == item.subject }?.1.reason.map(Self.firstWord) ?? ""
-                return reason.isEmpty ? item.subject.rawValue : "\(item.subject.rawValue) (\(reason))"
-            }.joined(separator: ", ")
+            effects.filter { $0.effect == effect }
+                .map { $0.reason.isEmpty ? $0.subject.rawValue : "\($0.subject.rawValue) (\($0.reason))" }
+                .joined(separator: ", ")
         }
-        switch status(of: result) {
-        case .failed:
-            return "the read did not complete" + (result.error.map { " (\($0.code.rawValue))" } ?? "")
+        switch effects.map(\.effect).max() ?? .none {
         case .invalid:
-            return "failed: " + named(.invalid)
+            return Verdict(status: .invalid, detail: "failed: " + named(.invalid))
         case .unverified:
-            let undecided = named(.unverified)
-            return "not verified: " + (undecided.isEmpty ? "passive authentication \(result.checks.passiveAuthentication.result.rawValue)" : undecided)
-        case .valid:
+            return Verdict(status: .unverified, detail: "not verified: " + named(.unverified))
+        case .none where result.checks.passiveAuthentication.result != .passed:
+            return Verdict(status: .unverified,
+                           detail: "not verified: passive authentication \(result.checks.passiveAuthentication.result.rawValue)")
+        case .none:
             var covers = ["authentic: passive authentication passed"]
             if result.checks.chipAuthentication.result == .passed { covers.append("chip authenticated") }
             if result.checks.activeAuthentication.result == .passed { covers.append("active authentication passed") }
@@ -171,7 +168,7 @@ public struct VerdictPolicy: Sendable {
             var notes: [String] = []
             if result.checks.documentExpiry?.result == .failed { notes.append("document expired") }
             if let fallback = result.access?.fallback { notes.append("opened with \(fallback.to) after \(fallback.from) failed") }
-            return covers.joined(separator: ", ") + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))
+            return Verdict(status: .valid, detail: covers.joined(separator: ", ") + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
         }
     }
 
