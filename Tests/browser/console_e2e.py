@@ -258,6 +258,15 @@ def attack(url):
     check(headers.get("referrer-policy") == "no-referrer", "the page sends no Referer (the token is in the URL)")
 
 
+def type_mrz_key(browser, number, birth, expiry):
+    """Types an MRZ key from the document number field on, Tab past each check digit (left empty)."""
+    for text in [number, birth, expiry]:
+        browser.type(text)
+        if text != expiry:
+            browser.key("Tab")
+            browser.key("Tab")
+
+
 def open_console(argv):
     """From `URL OUTDIR [CHROMIUM]`: the URL, the output folder (made), a Chromium profile folder and a
     Chromium showing the console page (its load checked). Shared with console_invalid.py."""
@@ -355,10 +364,7 @@ def main():
         browser.key("Enter")
         check(browser.wait_for("document.getElementById('result-section').hidden && document.activeElement.id === 'docno'", 5),
               "New read clears the verdict and puts the focus on the document number")
-        for text in ["L898902C3", None, "740812", None, "120416"]:
-            browser.type(text) if text else browser.key("Tab")
-            if text and text != "120416":
-                browser.key("Tab")
+        type_mrz_key(browser, "L898902C3", "740812", "120416")
         browser.key("Enter")
         check(browser.wait_for("!document.getElementById('result-section').hidden", 90), "the wrong-key read finishes")
         check(browser.evaluate("document.getElementById('verdict').className") == "verdict failed", "a wrong key is a failed (red) verdict")
