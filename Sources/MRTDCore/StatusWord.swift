@@ -41,6 +41,7 @@ public struct StatusWord: RawRepresentable, Hashable, Sendable, Codable, CustomS
     public static let wrongLength = StatusWord(rawValue: 0x6700)
     public static let securityStatusNotSatisfied = StatusWord(rawValue: 0x6982)
     public static let authenticationMethodBlocked = StatusWord(rawValue: 0x6983)
+    public static let referenceDataNotUsable = StatusWord(rawValue: 0x6984)
     public static let conditionsNotSatisfied = StatusWord(rawValue: 0x6985)
     public static let smDataObjectsMissing = StatusWord(rawValue: 0x6987)
     public static let smDataObjectsIncorrect = StatusWord(rawValue: 0x6988)

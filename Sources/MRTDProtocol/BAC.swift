@@ -66,9 +66,8 @@ public enum BAC {
         }
         let answer = try await channel.send(CommandAPDU(ins: 0x82, p1: 0, p2: 0, data: eIFD + mIFD, ne: 0x28))
         guard answer.statusWord.isSuccess else {
-            // 6300 (and 6982 on some chips) is how a chip says the cryptogram was wrong: the MRZ key.
-            if answer.statusWord == .authenticationFailed || answer.statusWord == .securityStatusNotSatisfied
-                || answer.statusWord.sw1 == 0x63 {
+            // The cryptogram was wrong: the MRZ key (6300, 6982, 6985, 6988, ...: KeyRefusal).
+            if KeyRefusal.refusesKey(answer.statusWord, at: .bacMutualAuthentication) {
                 throw ProtocolError.accessDenied(protocol: "BAC", answer.statusWord)
             }
             // 6A88 (referenced data not found): a chip that wants PACE and has no BAC key

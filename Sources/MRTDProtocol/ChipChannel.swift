@@ -189,6 +189,17 @@ public final class ChipChannel {
             noteAdjustment("READ BINARY: bare 6700 to an extended protected command: session kept, SSC in step (gmrtd#457)")
             return ResponseAPDU(statusWord: .wrongLength)
         }
+        if raw.count == 2, command.ins == 0xB0, command.p1 & 0x80 != 0,
+           Self.shortFileIdentifierRefusals.contains(UInt16(raw[0]) << 8 | UInt16(raw[1])) {
+            // A READ BINARY by short EF identifier refused in plain (6A82 and the like) by a chip
+            // that selects its files by SELECT only: ISO/IEC 7816-4 lets a chip answer an error
+            // without secure messaging. Taken as the answer, the session kept and the SSC not
+            // advanced (as with gmrtd#457); the reader uses SELECT from then on. Should the chip
+            // have ended the session after all, its answer to that SELECT (6987/6988, or any plain
+            // status) starts the secure-messaging recovery.
+            noteAdjustment("READ BINARY by short EF identifier: plain \(StatusWord(sw1: raw[0], sw2: raw[1])) under secure messaging: session kept, SELECT from now on")
+            return ResponseAPDU(statusWord: StatusWord(sw1: raw[0], sw2: raw[1]))
+        }
         do {
             let response = try sm.unprotect(raw)
             secureMessaging = sm
@@ -198,6 +209,11 @@ public final class ChipChannel {
             throw error
         }
     }
+
+    /// The plain answers to a protected READ BINARY by short EF identifier that refuse the short
+    /// identifier (file not found, wrong P1-P2, function or instruction not supported, command not
+    /// allowed, wrong offset): taken as the answer, not as the end of secure messaging.
+    static let shortFileIdentifierRefusals: Set<UInt16> = [0x6A82, 0x6A86, 0x6A81, 0x6B00, 0x6D00, 0x6986, 0x6981]
 
     /// At most this many GET RESPONSE commands complete one answer: 65538 bytes in pieces of 256.
     public static let maxResponsePieces = 260

@@ -35,7 +35,8 @@ extension ChipSession {
         }
 
         // EF.CardAccess lives in the master file and is read in plain before any authentication;
-        // a chip without it (6A82) simply has no PACE.
+        // a chip without it (6A82) simply has no PACE. Its own reader: what an old chip answers
+        // outside any application says nothing of the reads under secure messaging.
         let mfReader = FileReader(channel: channel, configuration: options.reader)
         var securityInfos: SecurityInfos?
         var cardAccessProblem: ProtocolError?
@@ -90,7 +91,7 @@ extension ChipSession {
         // (Doc 9303-11 §4.4.3.5.2).
         var cardSecurity: [UInt8]?
         do {
-            cardSecurity = try await recovering(file: .cardSecurity, offset: { nil }) { try await mfReader.read(.cardSecurity) }
+            cardSecurity = try await recovering(file: .cardSecurity, offset: { nil }) { try await reader.read(.cardSecurity) }
             files[.cardSecurity] = cardSecurity
         } catch ProtocolError.fileNotFound, ProtocolError.fileAccessDenied, ProtocolError.commandFailed {
             if parameters.paceProtocol.mapping == .cam {
@@ -152,7 +153,6 @@ extension ChipSession {
             // A chip that refuses BAC and offers no PACE may be an unprotected one (the first
             // ePassports, Doc 9303's "plain" access; TR-03105-5.1 ISO7816_A_01): it is read in plain
             // when it serves EF.COM so. Passive authentication alone then decides the status.
-            let reader = FileReader(channel: channel, configuration: options.reader)
             guard let com = try? await reader.read(.com) else { throw ProtocolError.bacNotSupported(sw) }
             files[.com] = com
             let access = ReadResult.AccessInfo(protocol: "none", password: "none", cipher: "none")
@@ -183,7 +183,8 @@ extension ChipSession {
     /// recovered as any other).
     func readATRInfo() async throws -> [UInt8]? {
         atrInfoWarnings = []
-        let reader = FileReader(channel: channel, configuration: options.reader)
+        // In plain (a BAC chip's master file, before BAC) a reader of its own, as for EF.CardAccess.
+        let reader = channel.secureMessaging == nil ? FileReader(channel: channel, configuration: options.reader) : self.reader
         let bytes: [UInt8]
         do {
             if options.reader.useShortFileIdentifiers {

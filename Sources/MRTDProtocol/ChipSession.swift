@@ -128,6 +128,9 @@ public final class ChipSession {
     /// What EF.ATR/INFO gave (``readATRInfo(into:)``), and what it could not.
     var atrInfo: ReadResult.ATRInfoReport?
     var atrInfoWarnings: [String] = []
+    /// Reads every file after access control: what it learns of the chip (lengths refused,
+    /// short EF identifiers refused, headers first) holds for the rest of the session.
+    let reader: FileReader
 
     /// - Parameters:
     ///   - transport: the link to the chip.
@@ -140,6 +143,7 @@ public final class ChipSession {
     ) {
         self.options = options
         self.channel = ChipChannel(transport: transport)
+        self.reader = FileReader(channel: channel, configuration: options.reader)
         self.random = random
         self.progress = progress
         self.connect = connect
@@ -183,7 +187,6 @@ public final class ChipSession {
         let access = opened.access
         let lds2 = opened.lds2
 
-        let reader = FileReader(channel: channel, configuration: options.reader)
         var skipped: [ReadResult.SkippedFile] = []
 
         var warnings: [String] = opened.warnings

@@ -42,6 +42,13 @@ public final class FileReader {
     public private(set) var extendedLength: Bool
     /// Whether a first read may ask for "everything" (Le = 0000 extended / 00 short).
     private var mayAskForEverything = true
+    /// Whether each file starts with its TLV header alone (``headerLength`` bytes), then asks for
+    /// exactly the rest: for a chip that answers `6B00` to any READ BINARY whose Le runs past the
+    /// end of the file, even at offset 0.
+    public private(set) var headerFirst = false
+    /// What a read of the header alone asks for: a tag of up to 2 bytes and a length of up to 5
+    /// (JMRTD reads its first block of 8 bytes the same way); every LDS file is longer.
+    static let headerLength = 8
     /// The largest plain length to request per command.
     public private(set) var readCap: Int
     /// Whether reads by short EF identifier still look supported.
@@ -86,6 +93,7 @@ public final class FileReader {
     /// read): the file is selected and read from offset `partial.count`.
     public func read(_ file: LDSFile, resumingFrom partial: [UInt8]) async throws -> [UInt8] {
         interrupted = nil
+        var notFoundByShortFileID = false
         if shortFileIdentifiers && partial.isEmpty {
             do {
                 return try await readFile(file, shortFileID: file.shortFileID)
@@ -95,11 +103,18 @@ public final class FileReader {
                 channel.noteAdjustment("\(file.name): READ BINARY by short EF identifier answered \(sw): using SELECT")
             } catch ProtocolError.fileNotFound {
                 // Ambiguous with SFI: confirm with SELECT below.
+                notFoundByShortFileID = true
             }
         }
         let sw = try await channel.selectFile(file)
         switch sw {
-        case .success: break
+        case .success:
+            if notFoundByShortFileID {
+                // Not found by its short identifier, found by SELECT: a chip without SFI that says
+                // so with 6A82 (in plain, under secure messaging, on some chips). SELECT from now on.
+                shortFileIdentifiers = false
+                channel.noteAdjustment("\(file.name): not found by short EF identifier (6A82), found by SELECT: using SELECT")
+            }
         case .fileNotFound: throw ProtocolError.fileNotFound(file)
         case .securityStatusNotSatisfied: throw ProtocolError.fileAccessDenied(file, sw)
         default: throw ProtocolError.commandFailed("SELECT \(file.name)", sw)
@@ -153,6 +168,8 @@ public final class FileReader {
                 length = extendedLength ? 65_536 : 256
             } else if let remaining {
                 length = min(remaining, readCap)
+            } else if headerFirst && !untilEndOfFile && data.count < Self.headerLength {
+                length = Self.headerLength - data.count
             } else if sizedByChip {
                 length = readCap
             } else {
@@ -175,10 +192,23 @@ public final class FileReader {
             if asksEverything && sw == .wrongParametersOffset {
                 // NFCPassportReader#89: Le = 00 / 0000 refused with 6B00 while an explicit Le works:
                 // ask explicitly from now on (255 at most on a short link, 65535 on an extended one).
+                // This file goes on with its header alone, then exactly the rest: a chip that
+                // refuses any Le past the end of the file gives both.
                 mayAskForEverything = false
                 readCap = min(readCap, extendedLength ? 65_535 : 255)
+                nextExact = Self.headerLength
                 channel.noteAdjustment("\(file.name): \(sw) at Le=\(length == 256 ? "00" : "0000"): explicit Le from now on (at most \(readCap))")
-                channel.noteRecovery("maximumLeRefused", file: file, offset: data.count, detail: "\(sw) at Le=\(length): repeated with an explicit Le")
+                channel.noteRecovery("maximumLeRefused", file: file, offset: data.count, detail: "\(sw) at Le=\(length): the header alone, then an explicit Le")
+                continue
+            }
+            if sw == .wrongParametersOffset && response.data.isEmpty && total == nil && !untilEndOfFile
+                && data.count < Self.headerLength && length > Self.headerLength - data.count {
+                // 6B00 before the file's length is known: the chip refuses a Le past the end of the
+                // file (ISO/IEC 7816-4 allows it to refuse a range it cannot serve). Each file from
+                // now on starts with its header alone, then asks for exactly the rest.
+                headerFirst = true
+                channel.noteAdjustment("\(file.name): \(sw) at Le=\(length) before the length was known: the header alone (\(Self.headerLength) bytes) first, then exactly the rest, from now on")
+                channel.noteRecovery("offsetBeyondEnd", file: file, offset: data.count, detail: "\(sw) at Le=\(length): asking for the header alone")
                 continue
             }
             if shortFileID != nil, data.isEmpty, !Self.answersRead(sw) {

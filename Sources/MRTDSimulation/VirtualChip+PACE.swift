@@ -210,7 +210,7 @@ extension VirtualChip {
                 let expected = try ChipPACE.authenticationToken(
                     kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid.description, publicKey: paceState.ephPK, ellipticCurve: ellipticCurve)
                 // A wrong password gives other keys: the terminal's token does not verify.
-                guard tIFD == expected else { return fail(.authenticationFailed) }
+                guard tIFD == expected else { return fail(wrongKeyRefusal) }
                 var tIC = try ChipPACE.authenticationToken(
                     kMac: paceState.kMac, cipher: cipher, protocolOID: proto.oid.description, publicKey: paceState.terminalEphPK,
                     ellipticCurve: ellipticCurve)

@@ -47,6 +47,24 @@ public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomSt
     /// PACE, works (selfxyz/self#785: a Swedish passport, `C=00A4040C07A0000002471001`, `SW = 0x6999:
     /// APPLET SELECT FAILED` from a protected SELECT).
     case selectAID6999 = "select-aid-6999"
+    /// A wrong access key is refused with `6985` (conditions of use not satisfied) at BAC's
+    /// EXTERNAL AUTHENTICATE and PACE's mutual authentication, not `6300` (selfxyz/self#770: a real
+    /// passport given a mistyped document number, "BAC failed in MUTUAL AUTH (SW = 0x6985)").
+    case wrongKey6985 = "wrong-key-6985"
+    /// A wrong access key is refused with `6988` (SM data objects incorrect: the cryptogram's MAC),
+    /// as the vsmartcard project's emulated ePassport does (`ePass.py`, `external_authenticate`).
+    case wrongKey6988 = "wrong-key-6988"
+    /// No short EF identifiers in the eMRTD application: a READ BINARY by SFI under secure
+    /// messaging is answered with a plain `6A82` (the command verified, the SSC moved on, the
+    /// session kept); SELECT then READ BINARY works.
+    case sfiRefusedPlain6A82 = "sfi-refused-plain-6a82"
+    /// A READ BINARY whose Le runs past the end of the file is refused with `6B00`, even at offset 0
+    /// (ISO/IEC 7816-4 lets a chip refuse a range it cannot serve); an exact Le works.
+    case readPastEnd6B00 = "read-past-end-6b00"
+    /// MSE:Set AT without the parameter ID (DO'84') is refused with `6A87`, even with one PACEInfo
+    /// (gmrtd/gmrtd#108: older Ukrainian passports; "PACE succeeds when MSE Set AT command is
+    /// updated to include Tag x84 with the Parameter-Id").
+    case paceParameterID6A87 = "pace-6a87-without-parameter-id"
     /// After ``VirtualChip/lockThreshold`` failed access attempts (BAC or PACE) the chip stops
     /// answering for good (passport-reader#10).
     case lockAfterFailedAccess = "lock-after-failed-access"
@@ -75,6 +93,15 @@ public enum VirtualChipQuirk: String, Sendable, Hashable, CaseIterable, CustomSt
         }
     }
 
+    /// The status the chip refuses a wrong access key with, if this quirk changes it.
+    public var wrongKeyRefusal: StatusWord? {
+        switch self {
+        case .wrongKey6985: .conditionsNotSatisfied
+        case .wrongKey6988: .smDataObjectsIncorrect
+        default: nil
+        }
+    }
+
     /// Every name, for help texts and error messages.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
@@ -88,6 +115,7 @@ extension VirtualChipConfiguration {
         if quirks.contains(.extendedAnnouncedRefused) || quirks.contains(.smBare6700Extended) {
             config.extendedLength = true
         }
+        if quirks.contains(.paceParameterID6A87) { config.pace?.requireParameterID = true }
         if quirks.contains(.efDir6982BeforeAccess) {
             if config.files[.atrInfo] == nil { config.files[.atrInfo] = VirtualChip.specimenATRInfo }
         }
@@ -113,6 +141,10 @@ struct VirtualQuirkState {
     var slowPACESteps = 0
     /// Protected SELECTs of the eMRTD application refused with `6999` (`select-aid-6999`).
     var applicationSelectsRefused = 0
+    /// READ BINARY commands by short EF identifier refused in plain (`sfi-refused-plain-6a82`).
+    var shortFileIdentifierReadsRefused = 0
+    /// READ BINARY commands refused for a Le past the end of the file (`read-past-end-6b00`).
+    var readsPastEndRefused = 0
 }
 
 extension VirtualChip {
@@ -146,6 +178,12 @@ extension VirtualChip {
 
     /// Protected SELECTs of the eMRTD application refused with `6999` so far (`select-aid-6999`).
     public var applicationSelectsRefused: Int { quirkState.applicationSelectsRefused }
+
+    /// READ BINARY commands by short EF identifier refused in plain so far (`sfi-refused-plain-6a82`).
+    public var shortFileIdentifierReadsRefused: Int { quirkState.shortFileIdentifierReadsRefused }
+
+    /// READ BINARY commands refused for a Le past the end of the file so far (`read-past-end-6b00`).
+    public var readsPastEndRefused: Int { quirkState.readsPastEndRefused }
 
     /// PACE steps answered slowly so far (`slow-pace-4500ms`).
     public var slowPACESteps: Int { quirkState.slowPACESteps }
@@ -190,6 +228,29 @@ extension VirtualChip {
         return ResponseAPDU(statusWord: refusal)
     }
 
+    /// How this chip refuses a wrong BAC cryptogram or PACE token: `6300`, or the quirk's status.
+    var wrongKeyRefusal: StatusWord {
+        configuration.quirks.lazy.compactMap(\.wrongKeyRefusal).first ?? .authenticationFailed
+    }
+
+    /// The plain refusal a quirk gives a command received under secure messaging that keeps the
+    /// session, or nil: a READ BINARY by short EF identifier in the eMRTD application with
+    /// `sfi-refused-plain-6a82`.
+    func quirkPlainRefusalKeepingSession(_ command: CommandAPDU) -> ResponseAPDU? {
+        guard configuration.quirks.contains(.sfiRefusedPlain6A82), command.ins == 0xB0, command.p1 & 0x80 != 0,
+              application == .lds1 else { return nil }
+        quirkState.shortFileIdentifierReadsRefused += 1
+        return ResponseAPDU(statusWord: .fileNotFound)
+    }
+
+    /// With `read-past-end-6b00`, whether a READ BINARY of `length` bytes at `offset` of a file of
+    /// `size` bytes is refused.
+    func quirkRefusesReadPastEnd(offset: Int, length: Int, size: Int) -> Bool {
+        guard configuration.quirks.contains(.readPastEnd6B00), offset + length > size else { return false }
+        quirkState.readsPastEndRefused += 1
+        return true
+    }
+
     /// The plain refusal a quirk gives a command received under secure messaging, which ends the
     /// session, or nil: the first SELECT of the eMRTD application with `select-aid-6999`.
     func quirkRefusalUnderSecureMessaging(_ command: CommandAPDU) -> ResponseAPDU? {
@@ -232,6 +293,8 @@ extension VirtualChip {
     /// Counts a failed access attempt (a wrong BAC cryptogram or PACE token).
     func quirkNoteAccess(ins: UInt8, status: StatusWord) {
         guard ins == 0x82 || ins == 0x86 else { return }
-        if status.sw1 == 0x63 || status == .securityStatusNotSatisfied { quirkState.failedAccessAttempts += 1 }
+        if status.sw1 == 0x63 || status == .securityStatusNotSatisfied || status == wrongKeyRefusal {
+            quirkState.failedAccessAttempts += 1
+        }
     }
 }

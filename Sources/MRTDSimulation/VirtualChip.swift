@@ -165,6 +165,10 @@ public actor VirtualChip: APDUTransport {
             dropSession()
             return refusal.bytes
         }
+        if let refusal = quirkPlainRefusalKeepingSession(plain) {
+            secureMessaging = sm  // the command was verified: the SSC moved on
+            return refusal.bytes
+        }
         if extended && quirks.contains(.smBare6700Extended) && (plain.ins == 0xB0 || plain.ins == 0xB1) {
             // gmrtd#457: the command was verified (the SSC moved on), the answer is a bare 6700 and
             // the session goes on.
@@ -300,7 +304,7 @@ public actor VirtualChip: APDUTransport {
         }
         defer { bac.wipe() }
         guard var terminal = try? bac.check(command.data, rndIC: rndIC) else {
-            return ResponseAPDU(statusWord: .authenticationFailed)
+            return ResponseAPDU(statusWord: wrongKeyRefusal)
         }
         if case .status(let sw)? = configuration.bacAnswerDefect { return ResponseAPDU(statusWord: sw) }
         if configuration.bacAnswerDefect == .wrongEcho { terminal.rndIFD[0] ^= 0x01 }
@@ -358,6 +362,9 @@ public actor VirtualChip: APDUTransport {
             wrapperOverhead = 4
         }
         guard offset < content.count else { return ResponseAPDU(statusWord: .wrongParametersOffset) }
+        if quirkRefusesReadPastEnd(offset: offset, length: ne - wrapperOverhead, size: content.count) {
+            return ResponseAPDU(statusWord: .wrongParametersOffset)
+        }
         let left = content.count - offset
         if configuration.wrongLengthAnswers6Cxx, command.ins == 0xB0, ne > left, left < 256 {
             return ResponseAPDU(statusWord: StatusWord(rawValue: 0x6C00 | UInt16(left)))

@@ -3,18 +3,45 @@ import MRTDCrypto
 public import MRTDProtocol
 public import MRTDSimulation
 
+/// How a scenario's chip is opened: every chip quirk of docs/field-quirks.md is read under each, so
+/// that no quirk passes in one mode and regresses in another.
+public enum FieldQuirkAccessMode: String, Sendable, CaseIterable, CustomStringConvertible {
+    case bac = "BAC"
+    case paceGM = "PACE-GM"
+    case paceIM = "PACE-IM"
+    case paceCAM = "PACE-CAM"
+
+    public var description: String { rawValue }
+
+    /// The PACEInfo of the mode's chip (ECDH on NIST P-256, AES-128), nil for BAC.
+    public var paceInfo: PACEInfo? {
+        let mapping: PACEMapping
+        switch self {
+        case .bac: return nil
+        case .paceGM: mapping = .gm
+        case .paceIM: mapping = .im
+        case .paceCAM: mapping = .cam
+        }
+        return PACEInfo(protocol: PACEProtocol(mapping: mapping, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 12)
+    }
+}
+
 /// One row of docs/field-quirks.md as a read to run: a virtual chip with the quirk, the same chip
 /// without it, and what the read must end with. The in-process tests and the pcscd + vpcd tests
 /// run the same scenarios.
 public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
     public var name: String
     public var quirk: VirtualChipQuirk
+    /// How the chip is opened.
+    public var mode: FieldQuirkAccessMode
     /// The chip with the quirk.
     public var configuration: VirtualChipConfiguration
     /// The same chip, well behaved.
     public var wellBehaved: VirtualChipConfiguration
     public var access: AccessPolicy
     public var dataGroups: [Int]
+    /// Whether the read is tried with ``wrongKey`` (the `wrong-key-*` rows): both chips must refuse it.
+    public var usesWrongKey: Bool
     /// nil: the read ends `valid` with the well-behaved chip's files; else the error code it must
     /// end with (nothing can be done).
     public var expectedError: String?
@@ -43,61 +70,91 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
 
     /// The read options for this scenario (the trust store is the caller's).
     public func options(recovery: RecoveryPolicy = .init(reconnectDelay: .zero)) -> ReadOptions {
-        ReadOptions(accessKey: .mrz(Self.key), dataGroups: dataGroups, access: access, recovery: recovery)
+        ReadOptions(accessKey: .mrz(usesWrongKey ? Self.wrongKey : Self.key), dataGroups: dataGroups, access: access,
+                    recovery: recovery)
     }
 
-    /// Every scenario but `lock-after-failed-access`, which takes several reads of one chip.
+    /// The link a row's chip is read over.
+    public enum Link: Sendable {
+        case extended, short
+    }
+
+    /// The chip of `mode` with the specimen's files (and DG15 for Active Authentication when
+    /// `activeAuthentication` says so), answering `9000` at the end of a file.
+    public static func chip(
+        _ mode: FieldQuirkAccessMode, link: Link = .extended, activeAuthentication: ActiveAuthenticationKeySpec? = nil
+    ) throws -> VirtualChipConfiguration {
+        let fixture = try activeAuthentication.map { try AuthenticationFixture.make(activeAuthentication: $0) }
+        let specimen = try SpecimenDocument.make(extraDataGroups: fixture?.extraDataGroups ?? [:])
+        let extended = link == .extended
+        var config: VirtualChipConfiguration
+        if let info = mode.paceInfo {
+            config = try VirtualChipConfiguration.paceChip(document: specimen, accessKey: key, infos: [info])
+            config.extendedLength = extended
+            config.maxReadLength = extended ? 65_536 : 256
+        } else {
+            config = VirtualChipConfiguration(files: specimen.files, accessKey: key, extendedLength: extended)
+        }
+        // The well-behaved reference answers 9000 at the end of a file.
+        config.endOfFileStatus = .success
+        if let fixture { config.authentication = fixture.chip }
+        return config
+    }
+
+    /// Every scenario but `lock-after-failed-access`, which takes several reads of one chip: each
+    /// chip quirk under BAC, PACE-GM, PACE-IM and PACE-CAM, and the rows' own variants.
     public static func all() throws -> [FieldQuirkScenario] {
-        let specimen = try SpecimenDocument.make()
-        func bac(extendedLength: Bool = true) -> VirtualChipConfiguration {
-            // The well-behaved reference answers 9000 at the end of a file.
-            VirtualChipConfiguration(files: specimen.files, accessKey: key, extendedLength: extendedLength,
-                                     endOfFileStatus: .success)
+        func row(_ name: String, _ quirk: VirtualChipQuirk, _ mode: FieldQuirkAccessMode, _ base: VirtualChipConfiguration,
+                 access: AccessPolicy? = nil, dataGroups: [Int] = [1, 2], error: String? = nil) -> FieldQuirkScenario {
+            let wrongKey = quirk.wrongKeyRefusal != nil
+            return FieldQuirkScenario(
+                name: "\(quirk) (\(mode)\(name.isEmpty ? "" : ", " + name))", quirk: quirk, mode: mode,
+                configuration: base.with(quirks: [quirk]), wellBehaved: base,
+                access: access ?? (mode == .bac ? .bac : .auto), dataGroups: dataGroups, usesWrongKey: wrongKey,
+                expectedError: wrongKey ? ErrorCode.accessDenied.rawValue : error)
         }
-        func pace(_ info: PACEInfo, extendedLength: Bool = true, bac: Bool = false) throws -> VirtualChipConfiguration {
-            var config = try VirtualChipConfiguration.paceChip(document: specimen, accessKey: key, infos: [info], bac: bac)
-            config.extendedLength = extendedLength
-            config.maxReadLength = extendedLength ? 65_536 : 256
-            config.endOfFileStatus = .success
-            return config
+        let aa = ActiveAuthenticationKeySpec.rsa(bits: 1024, digest: .sha1)
+        var scenarios: [FieldQuirkScenario] = []
+        for mode in FieldQuirkAccessMode.allCases {
+            scenarios += [
+                row("", .respond61xx, mode, try chip(mode)),
+                row("", .smBare6700Extended, mode, try chip(mode)),
+                row("extended length", .le00Refused6B00, mode, try chip(mode)),
+                row("short APDUs", .eof6282, mode, try chip(mode, link: .short)),
+                row("", .efDir6982BeforeAccess, mode, try chip(mode)),
+                row("", .efDirRefused6A81, mode, try chip(mode)),
+                row("", .efDirRefused6A86, mode, try chip(mode)),
+                row("", .efDirRefused6A87, mode, try chip(mode)),
+                row("DG15 in the SOD", .aa6A88, mode, try chip(mode, activeAuthentication: aa), dataGroups: Self.withAADataGroups),
+                // A chip that wants PACE refuses BAC: `auto` takes PACE on a PACE chip, BAC asked
+                // for on a BAC chip ends `bacNotSupported`.
+                row("", .bac6A88, mode, try chip(mode), error: mode == .bac ? ErrorCode.bacNotSupported.rawValue : nil),
+                row("", .extendedAnnouncedRefused, mode, try chip(mode)),
+                row("DG1", .slowRead1500ms, mode, try chip(mode), dataGroups: [1]),
+                row("DG1", .slowPACE4500ms, mode, try chip(mode), dataGroups: [1]),
+                row("", .selectAID6999, mode, try chip(mode)),
+                row("", .wrongKey6985, mode, try chip(mode)),
+                row("", .wrongKey6988, mode, try chip(mode)),
+                row("", .sfiRefusedPlain6A82, mode, try chip(mode)),
+                row("short APDUs", .readPastEnd6B00, mode, try chip(mode, link: .short)),
+                row("extended length", .readPastEnd6B00, mode, try chip(mode)),
+                row("", .paceParameterID6A87, mode, try chip(mode)),
+            ]
         }
-        // Active Authentication: DG15 (RSA 1024) listed in EF.COM and hashed into the SOD.
-        func bacWithAA() throws -> VirtualChipConfiguration {
-            let fixture = try AuthenticationFixture.make(activeAuthentication: .rsa(bits: 1024, digest: .sha1))
-            var config = VirtualChipConfiguration(files: try SpecimenDocument.make(extraDataGroups: fixture.extraDataGroups).files,
-                                                  accessKey: key, extendedLength: true, endOfFileStatus: .success)
-            config.authentication = fixture.chip
-            return config
-        }
-        let gm = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .ecdh, cipher: .aes128)!, parameterID: 12)
         let dh2048 = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!, parameterID: 2)
-        func row(_ name: String, _ quirk: VirtualChipQuirk, _ base: VirtualChipConfiguration, access: AccessPolicy,
-                 dataGroups: [Int] = [1, 2], error: String? = nil) -> FieldQuirkScenario {
-            FieldQuirkScenario(name: "\(quirk) (\(name))", quirk: quirk, configuration: base.with(quirks: [quirk]),
-                               wellBehaved: base, access: access, dataGroups: dataGroups, expectedError: error)
-        }
-        return [
-            row("BAC, extended length", .respond61xx, bac(), access: .bac),
+        var dhChip = try VirtualChipConfiguration.paceChip(document: try SpecimenDocument.make(), accessKey: key, infos: [dh2048])
+        dhChip.endOfFileStatus = .success
+        return scenarios + [
             // DH-2048 needs extended length for the terminal's own 264-byte GA commands (no command
             // chaining here); the chip's answers of the same size come in 61xx pieces all the same.
-            row("PACE DH-2048", .respond61xx, try pace(dh2048), access: .pace),
-            row("PACE ECDH, short APDUs", .respond61xx, try pace(gm, extendedLength: false), access: .pace),
-            row("BAC", .smBare6700Extended, bac(), access: .bac),
-            row("PACE, short APDUs", .le00Refused6B00, try pace(gm, extendedLength: false), access: .auto),
-            row("PACE, extended length", .le00Refused6B00, try pace(gm), access: .auto),
-            row("BAC, short APDUs", .eof6282, bac(extendedLength: false), access: .bac),
-            row("PACE", .efDir6982BeforeAccess, try pace(gm), access: .auto),
-            row("PACE", .efDirRefused6A81, try pace(gm), access: .auto),
-            row("PACE", .efDirRefused6A86, try pace(gm), access: .auto),
-            row("BAC", .efDirRefused6A87, bac(), access: .auto),
-            row("BAC, no DG15", .aa6A88, bac(), access: .bac, dataGroups: Self.withAADataGroups),
-            row("BAC, DG15 in the SOD", .aa6A88, try bacWithAA(), access: .bac, dataGroups: Self.withAADataGroups),
-            row("PACE chip, access auto", .bac6A88, try pace(gm, bac: true), access: .auto),
-            row("PACE chip, BAC asked for", .bac6A88, try pace(gm, bac: true), access: .bac, error: "bacNotSupported"),
-            row("BAC", .extendedAnnouncedRefused, bac(), access: .bac),
-            row("BAC, DG1", .slowRead1500ms, bac(), access: .bac, dataGroups: [1]),
-            row("PACE, DG1", .slowPACE4500ms, try pace(gm), access: .pace, dataGroups: [1]),
-            row("PACE", .selectAID6999, try pace(gm), access: .auto),
+            row("DH-2048", .respond61xx, .paceGM, dhChip, access: .pace),
+            // NFCPassportReader#174: an Active Authentication signature of RSA-2048 does not fit a
+            // short protected answer; the chip sends it in 61xx pieces.
+            row("short APDUs, AA RSA-2048", .respond61xx, .bac,
+                try chip(.bac, link: .short, activeAuthentication: .rsa(bits: 2048, digest: .sha256)), dataGroups: Self.withAADataGroups),
+            // EF.CardAccess, read in plain before PACE, is asked for with Le 00 on a short link.
+            row("short APDUs", .le00Refused6B00, .paceGM, try chip(.paceGM, link: .short)),
+            row("no DG15", .aa6A88, .bac, try chip(.bac), dataGroups: Self.withAADataGroups),
         ]
     }
 

@@ -68,12 +68,16 @@ import MRTDTranscript
 
     /// Status words at each access-control exchange: `accessDenied` only for the chip's answer to an
     /// authentication command (EXTERNAL AUTHENTICATE, GENERAL AUTHENTICATE, MSE:Set AT) with a
-    /// failure status (63xx, 6982, 6983, 6A88 for a password the chip does not have); the final
-    /// authentication step refused with 6300 or 6982 is `accessDenied` on every setup.
+    /// refusal of the key (``KeyRefusal``: 63xx, 6983, 6984 anywhere; 6982, 6985, 6988 at a mutual
+    /// authentication; 6A88 at MSE:Set AT); the final authentication step refused with 6300, 6982,
+    /// 6985 (selfxyz/self#770) or 6988 (vsmartcard's ePass) is `accessDenied` on every setup.
     @Test func onlyTheChipsAuthenticationFailureStatusIsAccessDenied() async throws {
         let words: [StatusWord] = [.authenticationFailed, StatusWord(rawValue: 0x63C2), .securityStatusNotSatisfied,
-                                   .wrongLength, .incorrectData, .conditionsNotSatisfied, .noPreciseDiagnosis]
-        let authenticationFailures: Set<UInt16> = [0x6300, 0x63C2, 0x6982, 0x6983, 0x6A88]
+                                   .wrongLength, .incorrectData, .conditionsNotSatisfied, .smDataObjectsIncorrect,
+                                   .referenceDataNotUsable, .noPreciseDiagnosis]
+        let authenticationFailures: Set<UInt16> = [0x6300, 0x63C2, 0x6982, 0x6983, 0x6984, 0x6985, 0x6988, 0x6A88]
+        let lastStepRefusals: Set<StatusWord> = [.authenticationFailed, .securityStatusNotSatisfied, .conditionsNotSatisfied,
+                                                 .smDataObjectsIncorrect]
         var denied = 0
         for setup in try Self.setups() {
             let steps = try await Self.accessControl(setup)
@@ -89,7 +93,7 @@ import MRTDTranscript
                         #expect([0x82, 0x86, 0x22].contains(steps[index]), "\(label): accessDenied for a command that checks no key")
                         #expect(authenticationFailures.contains(sw.rawValue), "\(label): accessDenied for a status that is no refusal")
                     }
-                    if index == lastAuthentication, sw == .authenticationFailed || sw == .securityStatusNotSatisfied {
+                    if index == lastAuthentication, lastStepRefusals.contains(sw) {
                         #expect(code == .accessDenied, "\(label): \(code?.rawValue ?? read.result.status.rawValue)")
                     }
                 }
@@ -112,5 +116,29 @@ import MRTDTranscript
                                                     options: options)
             #expect(refused.result.error?.code == .accessDenied, "\(setup.name): \(refused.result.error?.code.rawValue ?? "none")")
         }
+    }
+}
+
+/// ``KeyRefusal``, the one table of the answers that refuse an access key (docs/field-quirks.md).
+@Suite struct KeyRefusalTests {
+    @Test func eachStepRefusesTheKeyWithTheAnswersTheStandardsAndTheFieldGive() {
+        let everywhere: [StatusWord] = [.authenticationFailed, StatusWord(rawValue: 0x63C1), StatusWord(rawValue: 0x63C0),
+                                        .authenticationMethodBlocked, .referenceDataNotUsable]
+        let steps: [KeyRefusal.Step] = [.bacMutualAuthentication, .paceSetAT, .paceKeyExchange, .paceMutualAuthentication]
+        for step in steps {
+            for sw in everywhere { #expect(KeyRefusal.refusesKey(sw, at: step), "\(sw) at \(step)") }
+            // Never the key: a malformed or unsupported command, a wrong length, no diagnosis.
+            for sw in [StatusWord.wrongLength, .incorrectData, .incorrectP1P2, .instructionNotSupported, .noPreciseDiagnosis,
+                       .fileNotFound, .success] {
+                #expect(!KeyRefusal.refusesKey(sw, at: step), "\(sw) at \(step)")
+            }
+        }
+        for sw in [StatusWord.securityStatusNotSatisfied, .conditionsNotSatisfied, .smDataObjectsIncorrect] {
+            #expect(KeyRefusal.refusesKey(sw, at: .bacMutualAuthentication))
+            #expect(KeyRefusal.refusesKey(sw, at: .paceMutualAuthentication))
+            #expect(!KeyRefusal.refusesKey(sw, at: .paceKeyExchange), "nothing keyed by the password is checked before step 4")
+        }
+        #expect(KeyRefusal.refusesKey(.referencedDataNotFound, at: .paceSetAT), "no such password on this chip")
+        #expect(!KeyRefusal.refusesKey(.referencedDataNotFound, at: .bacMutualAuthentication), "a chip without BAC: bacNotSupported")
     }
 }

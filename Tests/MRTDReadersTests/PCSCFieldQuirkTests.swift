@@ -51,7 +51,7 @@ import MRTDSimulation
                 options.trustStore = try Self.trust()
                 let reference = await DocumentReader.read(
                     transport: VirtualChip(configuration: scenario.wellBehaved), options: options)
-                #expect(reference.result.status == .valid, "\(scenario): in-process reference")
+                #expect(reference.result.status == (scenario.usesWrongKey ? .failed : .valid), "\(scenario): in-process reference")
                 let chip = VirtualChip(configuration: scenario.configuration)
                 let (read, served) = try await Self.readThroughPCSC(
                     chip, options: options, daemon: daemon, backend: backend, events: events)
@@ -59,6 +59,10 @@ import MRTDSimulation
                 print("PCSC QUIRK \(scenario): \(read.result.status.rawValue) \(read.result.error?.code.rawValue ?? "") in \(t.apdus) APDUs; "
                       + "adjustments \(t.adjustments.count), recoveries \(t.recoveries.map(\.kind))")
                 #expect(t.apdus == served, "\(scenario): every APDU reached the card")
+                if read.result.error == nil {
+                    #expect(read.result.access?.protocol == (scenario.mode == .bac ? "BAC" : "PACE"), "\(scenario)")
+                    #expect(read.result.access?.mapping == scenario.mode.paceInfo?.paceProtocol?.mapping.rawValue, "\(scenario)")
+                }
                 if let code = scenario.expectedError {
                     #expect(read.result.status == .failed, "\(scenario)")
                     #expect(read.result.error?.code.rawValue == code, "\(scenario): \(read.result.error?.message ?? "")")

@@ -49,16 +49,15 @@ public enum PACE {
         if let id = parameters.parameterID { setAT += TLV.encode(tag: 0x84, value: MinimalBytes.bigEndian(nonNegative: id)) }
         let mse = try await channel.send(CommandAPDU(ins: 0x22, p1: 0xC1, p2: 0xA4, data: setAT))
         guard mse.statusWord.isSuccess else {
-            if mse.statusWord == .referencedDataNotFound || mse.statusWord == .authenticationMethodBlocked
-                || mse.statusWord.sw1 == 0x63 && mse.statusWord.sw2 == 0xC0 {
-                // The password type is not available (a CAN-only card asked for MRZ) or blocked.
+            if KeyRefusal.refusesKey(mse.statusWord, at: .paceSetAT) {
+                // The password type is not available (a CAN-only card asked for MRZ), suspended or blocked.
                 throw ProtocolError.wrongPassword(protocol: "PACE", password: password.typeName, mse.statusWord)
             }
             throw ProtocolError.paceSetupRefused(mse.statusWord)
         }
 
         // Step 1: the encrypted nonce z; s = D(K_π, z).
-        let step1 = try await generalAuthenticate(channel, step: "GA step 1 (encrypted nonce)", data: [])
+        let step1 = try await generalAuthenticate(channel, step: "GA step 1 (encrypted nonce)", data: [], password: password)
         let z = try element(0x80, in: step1, step: "GA step 1 (encrypted nonce)")
         var kPi = password.key(for: cipher)
         defer { secureWipe(&kPi) }
@@ -84,7 +83,7 @@ public enum PACE {
                 let mapPK = try group.publicKey(privateKey: mapSK, generator: group.generator)
                 let step = "GA step 2 (mapping)"
                 let answer = try await generalAuthenticate(
-                    channel, step: step, data: TLV.encode(tag: 0x81, value: mapPK), answerLength: mapPK.count + 8)
+                    channel, step: step, data: TLV.encode(tag: 0x81, value: mapPK), password: password, answerLength: mapPK.count + 8)
                 let theirs = try element(0x82, in: answer, step: step)
                 try validate(theirs, ours: mapPK, group: group, step: step)
                 var h = try group.sharedElement(privateKey: mapSK, peerPublicKey: theirs)
@@ -95,7 +94,7 @@ public enum PACE {
                 var t = try random.randomBytes(cipher.keyLength)
                 defer { secureWipe(&t) }
                 let step = "GA step 2 (mapping nonce)"
-                let answer = try await generalAuthenticate(channel, step: step, data: TLV.encode(tag: 0x81, value: t))
+                let answer = try await generalAuthenticate(channel, step: step, data: TLV.encode(tag: 0x81, value: t), password: password)
                 guard answer.isEmpty || answer.allSatisfy({ $0.tag == 0x82 && $0.value.isEmpty }) else {
                     throw ProtocolError.paceMalformedResponse(step: step, "unexpected data objects")
                 }
@@ -119,7 +118,7 @@ public enum PACE {
         }
         defer { secureWipe(&ephSK) }
         let answer3 = try await generalAuthenticate(
-            channel, step: step3, data: TLV.encode(tag: 0x83, value: ephPK), answerLength: ephPK.count + 8)
+            channel, step: step3, data: TLV.encode(tag: 0x83, value: ephPK), password: password, answerLength: ephPK.count + 8)
         let chipEphPK = try element(0x84, in: answer3, step: step3)
         try validate(chipEphPK, ours: ephPK, group: group, step: step3)
         var kEnc: [UInt8]
@@ -216,7 +215,7 @@ public enum PACE {
     /// (a DH-2048 public key: 264 bytes with its tags) ask for an extended Le when the link carries
     /// it; on a short link Le 00 stays and a longer answer comes through `61xx` (``ChipChannel``).
     private static func generalAuthenticate(
-        _ channel: ChipChannel, step: String, data: [UInt8], last: Bool = false, password: PACEPassword? = nil,
+        _ channel: ChipChannel, step: String, data: [UInt8], last: Bool = false, password: PACEPassword,
         answerLength: Int = 0
     ) async throws -> [TLV] {
         let extendedLe = answerLength > 256 && channel.capabilities.extendedLength
@@ -224,8 +223,9 @@ public enum PACE {
                                   data: TLV.encode(tag: 0x7C, value: data), ne: extendedLe ? 65_536 : 256)
         let response = try await channel.send(command)
         guard response.statusWord.isSuccess else {
-            // A wrong password shows at the last step: the chip cannot verify T_IFD (63xx, or 6982).
-            if last, let password, response.statusWord.sw1 == 0x63 || response.statusWord == .securityStatusNotSatisfied {
+            // A wrong password shows at the last step: the chip cannot verify T_IFD (6300, 6982, 6985,
+            // 6988); a retry counter (63Cx) or a blocked password may show at any step (KeyRefusal).
+            if KeyRefusal.refusesKey(response.statusWord, at: last ? .paceMutualAuthentication : .paceKeyExchange) {
                 throw ProtocolError.wrongPassword(protocol: "PACE", password: password.typeName, response.statusWord)
             }
             throw ProtocolError.paceStepFailed(step: step, response.statusWord)
