@@ -162,6 +162,8 @@ public final class ChipChannel {
     /// One command, one exchange (completed by GET RESPONSE where the chip asks for it).
     private func sendOne(_ command: CommandAPDU, forceExtended: Bool, shortAnswer: Bool) async throws -> ResponseAPDU {
         let bytes: [UInt8]
+        let sessionBefore = secureMessaging
+        let capabilitiesBefore = capabilities
         if var sm = secureMessaging {
             bytes = try sm.protect(command, forceExtended: forceExtended, shortAnswer: shortAnswer)
             secureMessaging = sm
@@ -172,7 +174,18 @@ public final class ChipChannel {
                 throw ProtocolError.apdu(error)
             }
         }
-        let raw = try await exchangeCompleting(bytes)
+        let raw: [UInt8]
+        do {
+            raw = try await exchangeCompleting(bytes)
+        } catch ProtocolError.transport(.commandTooLong) where Self.isExtended(bytes) && bytes.count <= capabilitiesBefore.maxCommandLength {
+            // The reader could not carry an extended-length APDU it was thought to carry (PC/SC
+            // readers that say nothing are tried with extended length): the chip never saw the
+            // command, so its send sequence counter did not move and ours goes back. The caller
+            // sees the chip's "wrong length" and goes on with short APDUs, which the link now has.
+            secureMessaging = sessionBefore
+            noteAdjustment("extended-length APDU not carried by the reader: short APDUs from now on (SSC kept in step)")
+            return ResponseAPDU(statusWord: .wrongLength)
+        }
         guard var sm = secureMessaging else {
             do {
                 return try ResponseAPDU(bytes: raw)

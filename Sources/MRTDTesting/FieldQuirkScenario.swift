@@ -84,7 +84,13 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
     public static func chip(
         _ mode: FieldQuirkAccessMode, link: Link = .extended, activeAuthentication: ActiveAuthenticationKeySpec? = nil
     ) throws -> VirtualChipConfiguration {
-        let fixture = try activeAuthentication.map { try AuthenticationFixture.make(activeAuthentication: $0) }
+        try chip(mode, link: link, authentication: activeAuthentication.map { try AuthenticationFixture.make(activeAuthentication: $0) })
+    }
+
+    /// The chip of `mode` with the specimen's files and `fixture`'s DG14/DG15 and chip-side keys.
+    public static func chip(
+        _ mode: FieldQuirkAccessMode, link: Link = .extended, authentication fixture: AuthenticationFixture?
+    ) throws -> VirtualChipConfiguration {
         let specimen = try SpecimenDocument.make(extraDataGroups: fixture?.extraDataGroups ?? [:])
         let extended = link == .extended
         var config: VirtualChipConfiguration

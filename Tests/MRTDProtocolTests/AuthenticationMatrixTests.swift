@@ -45,6 +45,8 @@ import MRTDSimulation
         .init(domainParameterID: 15, cipher: .aes256),
         .init(domainParameterID: 18, cipher: .aes128, keyEncoding: .standardizedID),
         .init(domainParameterID: 9, cipher: .tripleDES, keyEncoding: .named),
+        // secp192r1, as Russian passports' DG14 has it (gmrtd#10; tananaev/passport-reader#54).
+        .init(domainParameterID: 8, cipher: .tripleDES),
         .init(domainParameterID: 17, cipher: .aes256, version: 2),
         .init(domainParameterID: 0, cipher: .tripleDES),
         .init(domainParameterID: 1, cipher: .aes128),

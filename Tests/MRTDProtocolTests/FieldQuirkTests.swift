@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MRTDCore
 import MRTDCrypto
 import MRTDTesting
@@ -136,6 +137,50 @@ import MRTDTranscript
             #expect(scenario.configuration.pace?.requireParameterID == true)
         default:
             break
+        }
+    }
+
+    // MARK: What peers' users report, checked here (docs/field-quirks.md, "Reported elsewhere")
+
+    /// tananaev/passport-reader#54: Chip Authentication failing on Chinese and Russian passports,
+    /// because that app asked for one CA variant (ECDH, AES-256) whatever DG14 offered. Here the
+    /// variant is DG14's ChipAuthenticationInfo for the key: 3DES on secp192r1 (the Russian
+    /// passport's curve, gmrtd#10) and AES-128 on P-256 with a key id pass under every mode.
+    @Test(arguments: FieldQuirkAccessMode.allCases)
+    func chipAuthenticationRunsTheVariantDG14Offers(_ mode: FieldQuirkAccessMode) async throws {
+        for spec in [ChipAuthenticationKeySpec(domainParameterID: 8, cipher: .tripleDES),
+                     ChipAuthenticationKeySpec(domainParameterID: 12, cipher: .aes128, keyID: 7)] {
+            let fixture = try AuthenticationFixture.make(chipAuthentication: [spec])
+            let chip = VirtualChip(configuration: try FieldQuirkScenario.chip(mode, authentication: fixture))
+            var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2, 14], access: mode == .bac ? .bac : .auto)
+            options.trustStore = try Self.trust()
+            let read = await DocumentReader.read(transport: chip, options: options)
+            #expect(read.result.status == .valid, "\(mode) \(spec): \(read.result.error?.message ?? "")")
+            let ca = read.result.checks.chipAuthentication
+            // PACE-CAM authenticates the chip by EF.CardSecurity's key; DG14's CA is then not run.
+            #expect(ca.result == .passed, "\(mode) \(spec): \(ca)")
+        }
+    }
+
+    /// gmrtd/gmrtd#6: the last protected frame of a US passport's EF.SOD (Le 0x77, 119 bytes)
+    /// failed gmrtd's MAC check, "a padding related quirk". Here every last-frame length a short
+    /// link produces (1-32 bytes and 119) is protected by the chip's own implementation and checked
+    /// by the reader's, under BAC (3DES) and PACE (AES): each verifies.
+    @Test(arguments: [FieldQuirkAccessMode.bac, .paceGM])
+    func everyLastFrameLengthOfAShortReadVerifies(_ mode: FieldQuirkAccessMode) async throws {
+        for tail in Array(1...32) + [119] {
+            var config = try FieldQuirkScenario.chip(mode, link: .short)
+            // A file of 223 · 3 + tail bytes: three full frames, then the tail.
+            let body = [UInt8](repeating: 0x5A, count: 223 * 3 + tail - 4)
+            let file = TLV.encode(tag: 0x6B, value: body)
+            #expect(file.count == 223 * 3 + tail)
+            config.files[.dg(11)] = file
+            let chip = VirtualChip(configuration: config)
+            let session = ChipSession(transport: chip, options: ReadOptions(
+                accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1], access: mode == .bac ? .bac : .pace))
+            _ = try await session.openChip()
+            let read = try await session.reader.read(.dg(11))
+            #expect(read == file, "\(mode): a last frame of \(tail) bytes")
         }
     }
 
@@ -305,6 +350,47 @@ import MRTDTranscript
         let cap = SecureMessaging.maxPlainLength(fitting: 162, blockSize: 8)
         #expect(read.result.transport.maxReadLength <= cap && cap < 160)
         #expect(read.files[.dg(2)] == scenario.wellBehaved.files[.dg(2)])
+    }
+
+    /// A reader tried with extended length that cannot carry it (a PC/SC reader whose driver says
+    /// nothing, `PCSCConnection`): the first extended APDU never reaches the chip, the link reports
+    /// it too long and carries short APDUs from then on. Under every mode the read ends `valid`
+    /// with no re-authentication: the send sequence counter stays in step with the chip's.
+    @Test(arguments: FieldQuirkAccessMode.allCases)
+    func anExtendedAPDUTheReaderCannotCarryLeavesTheSessionInStep(_ mode: FieldQuirkAccessMode) async throws {
+        let chip = VirtualChip(configuration: try FieldQuirkScenario.chip(mode))
+        let link = TentativeExtendedLength(chip: chip)
+        var options = ReadOptions(accessKey: .mrz(FieldQuirkScenario.key), dataGroups: [1, 2], access: mode == .bac ? .bac : .auto)
+        options.trustStore = try Self.trust()
+        let read = await DocumentReader.read(transport: link, options: options)
+        let t = read.result.transport
+        #expect(read.result.status == .valid, "\(mode): \(read.result.error?.message ?? "")")
+        #expect(link.refused == 1, "one extended APDU refused by the reader")
+        #expect(!t.recoveries.contains { $0.kind == "secureMessagingLost" || $0.kind == "macInvalid" }, "\(t.recoveries.map(\.kind))")
+        #expect(t.adjustments.contains { $0.hasPrefix("extended-length APDU not carried") })
+    }
+
+    /// Extended length believed until the first protected extended APDU, which it cannot carry.
+    final class TentativeExtendedLength: APDUTransport, @unchecked Sendable {
+        let chip: VirtualChip
+        private let state = Mutex((extended: true, refused: 0))
+        init(chip: VirtualChip) { self.chip = chip }
+        var refused: Int { state.withLock { $0.refused } }
+        var capabilities: TransportCapabilities { state.withLock { $0.extended } ? .extended : .shortOnly }
+        func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+            // The first protected one (the plain reads before access control are short or pass).
+            let extended = command.count >= 7 && command[4] == 0 && command[0] & 0x0C == 0x0C
+            if extended {
+                let carried = state.withLock { state -> Bool in
+                    guard state.extended else { return true }
+                    state.extended = false
+                    state.refused += 1
+                    return false
+                }
+                if !carried { throw TransportError.commandTooLong(command.count, max: 261) }
+            }
+            return try await chip.transmit(command)
+        }
     }
 
     /// A link with a reader's limits in front of a chip.

@@ -165,14 +165,15 @@ final class PCSCConnection: CardConnection, Sendable {
         case .serviceGone(let status):
             throw status.transportError
         case .cardPresent:
-            // The card is still there: an extended APDU the reader could not carry.
+            // The card is still there: an extended APDU the reader could not carry. The chip never
+            // saw it: "too long for this reader" (not a 6700 of the chip's, whose secure-messaging
+            // counter would have moved), and short APDUs from now on.
             if Self.isExtended(command) && state.withLock({ $0.extendedLengthTentative }) {
                 state.withLock { state in
                     state.capabilities = .shortOnly
                     state.extendedLengthTentative = false
                 }
-                // ISO/IEC 7816-4 §5.6: 6700 "wrong length", as a chip refusing extended length answers.
-                return [0x67, 0x00]
+                throw .commandTooLong(command.count, max: TransportCapabilities.shortOnly.maxCommandLength)
             }
             throw failure.transportError
         }
