@@ -1,3 +1,4 @@
+import Foundation
 public import MRTDCore
 import MRTDCrypto
 public import MRTDProtocol
@@ -162,6 +163,33 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
             row("short APDUs", .le00Refused6B00, .paceGM, try chip(.paceGM, link: .short)),
             row("no DG15", .aa6A88, .bac, try chip(.bac), dataGroups: Self.withAADataGroups),
         ]
+    }
+
+    /// What each quirk ends with under each access mode, as a markdown table (docs/field-quirks.md,
+    /// "Every quirk under every access mode"): the statuses the scenarios assert, variants side by side.
+    public static func matrixMarkdown(_ scenarios: [FieldQuirkScenario]) -> String {
+        let modes = FieldQuirkAccessMode.allCases
+        var quirks: [VirtualChipQuirk] = []
+        for scenario in scenarios where !quirks.contains(scenario.quirk) { quirks.append(scenario.quirk) }
+        var lines = ["| quirk | " + modes.map(\.rawValue).joined(separator: " | ") + " |",
+                     "|---|" + String(repeating: "---|", count: modes.count)]
+        for quirk in quirks {
+            let cells = modes.map { mode -> String in
+                let variants = scenarios.filter { $0.quirk == quirk && $0.mode == mode }
+                let texts = variants.map { scenario -> String in
+                    var text = scenario.expectedStatus.rawValue
+                    if let code = scenario.expectedError { text += " `\(code)`" }
+                    if scenario.expectedActiveAuthentication?.result == .failed { text += " (AA failed)" }
+                    guard variants.count > 1 else { return text }
+                    let variant = scenario.name.split(separator: ",", maxSplits: 1).dropFirst().first
+                        .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " )")) } ?? "default"
+                    return "\(text) (\(variant))"
+                }
+                return texts.isEmpty ? "—" : texts.joined(separator: "; ")
+            }
+            lines.append("| `\(quirk)` | " + cells.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// What the `aa-6a88` rows ask for: DG15 among them, so that only its absence keeps AA from running.
