@@ -165,6 +165,13 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case trustUpdateOlderThanInstalled
     /// Writing into the trust directory failed (nothing of the source was installed).
     case trustUpdateInstallFailed
+    /// A master list whose signer chains only to a CSCA the list itself carries: neither the
+    /// current trust nor a pin of the source vouches for it.
+    case trustUpdateNotAnchored
+    /// A list or CRL dated (signingTime, thisUpdate) more than a small skew after now.
+    case trustUpdateNotYetValid
+    /// A plain `http://` source without a pin: anyone on the path could answer it.
+    case trustUpdateInsecureSource
     // MARK: MRZ capture (scanners, `POST /v1/mrz`; issue 28)
     /// The scanned or pushed text is not an MRZ (length, line layout, characters).
     case mrzUnreadable

@@ -35,11 +35,14 @@ public struct JournalLogHandler: LogHandler {
         }
     }
 
+    /// One line per record, whatever the message and metadata hold: control characters (a line feed
+    /// followed by `<2>` would forge a record of another priority), C1 controls and bidi overrides
+    /// in them are escaped (``TerminalText``).
     public func log(event: LogEvent) {
-        var line = "<\(Self.priority(event.level))>\(event.message)"
+        var line = "<\(Self.priority(event.level))>\(TerminalText.escaped("\(event.message)"))"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(value)"
+            line += " \(TerminalText.escaped(key))=\(TerminalText.escaped("\(value)"))"
         }
         write(line + "\n")
     }

@@ -92,8 +92,10 @@ public actor MRZPairing {
         if job.state == .waiting { waitingJobs[key] = job.id }
         metrics.recordMRZ("captured")
         if !corrections.isEmpty { metrics.recordMRZ("corrected") }
+        // A reader name from a client (`POST /v1/mrz`) is logged only when it names an attached reader.
+        let attached = await scheduler.readers().contains { $0.name == reader }
         logger.info("MRZ captured", metadata: [
-            "source": "\(source)", "reader": "\(reader ?? "any")", "format": "\(format)",
+            "source": "\(source)", "reader": "\(reader == nil ? "any" : attached ? reader! : "not attached")", "format": "\(format)",
             // The fields only: the position and the look-alike pair would tell a character of the MRZ.
             "corrected": "\(captured.corrections.map(\.field).joined(separator: ", "))", "job": "\(job.id)",
         ])
@@ -102,8 +104,10 @@ public actor MRZPairing {
 
     private func reject(_ error: some CodedError & CustomStringConvertible, source: String, reader: String?, audience: DaemonEvent.Audience) {
         metrics.recordMRZ("rejected")
+        // A reader name no reader has came from the client (`POST /v1/mrz`): not echoed into the log.
+        let reason = error.errorCode == .readerNotFound ? "no reader of the name given is attached" : error.description
         logger.notice("MRZ rejected: no read started", metadata: [
-            "source": "\(source)", "code": "\(error.code)", "reason": "\(error.description)",
+            "source": "\(source)", "code": "\(error.code)", "reason": "\(reason)",
         ])
         events.publish(.make("mrz.rejected", EventPayload.MRZRejected(
             source: source, reader: reader, error: error.code, message: error.description), audience: audience))

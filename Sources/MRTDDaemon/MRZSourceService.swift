@@ -10,7 +10,9 @@ import MRTDPlatform
 /// Reads every configured MRZ source (`mrz-source`), each on a thread of its own (blocking reads
 /// stay off the cooperative pool), decodes its frames and hands them to the pairing in order. A
 /// device that goes away (unplugged, a pty closed) is reopened by its path every half second until
-/// it is back.
+/// it is back. A source that writes junk cannot flood the daemon: its line errors are coalesced and
+/// it is backed off (``MRZSourceThrottle``), and the queue to the pairing is bounded (frames past
+/// ``queueLimit`` are dropped and counted).
 struct MRZSourceService: Service, CustomStringConvertible {
     var description: String { "MRZSources" }
     let sources: [MRZSourceConfiguration]
@@ -26,14 +28,27 @@ struct MRZSourceService: Service, CustomStringConvertible {
         func set() { stopped.withLock { $0 = true } }
     }
 
+    /// Frames waiting for the pairing, all sources together; more are dropped (and counted).
+    static let queueLimit = 64
+
     func run() async throws {
-        let (frames, continuation) = AsyncStream<(MRZSourceConfiguration, ScannerFrame)>.makeStream()
+        let (frames, continuation) = AsyncStream<(MRZSourceConfiguration, ScannerFrame)>.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.queueLimit))
         let stop = StopFlag()
         for source in sources {
             let logger = self.logger
             let retry = self.retry
             BlockingThread.detach(name: "mrtdd-mrz") {
-                Self.follow(source, stop: stop, retry: retry, logger: logger) { continuation.yield((source, $0)) }
+                var dropped = 0
+                var droppedReportedAt = ContinuousClock.now
+                Self.follow(source, stop: stop, retry: retry, logger: logger) { frame in
+                    if case .dropped = continuation.yield((source, frame)) { dropped += 1 }
+                    if dropped > 0, ContinuousClock.now - droppedReportedAt >= MRZSourceThrottle.interval {
+                        logger.warning("MRZ source: frames dropped, the daemon is behind", metadata: ["source": "\(source.label)", "dropped": "\(dropped)"])
+                        dropped = 0
+                        droppedReportedAt = .now
+                    }
+                }
             }
         }
         let pairing = self.pairing
@@ -59,10 +74,22 @@ struct MRZSourceService: Service, CustomStringConvertible {
                 logger.notice("MRZ source open", metadata: ["source": "\(source.label)", "kind": "\(source.kind.rawValue)"])
                 lastFailure = nil
                 var decoder = source.makeDecoder()
+                var throttle = MRZSourceThrottle()
                 reading: while !stop.isSet {
                     switch device.read(timeoutMs: 200) {
                     case .bytes(let bytes):
-                        for frame in decoder.feed(bytes) { emit(frame) }
+                        for frame in decoder.feed(bytes) {
+                            if let admitted = throttle.admit(frame, at: .now) { emit(admitted) }
+                        }
+                        let pause = throttle.endOfRead()
+                        if pause > .zero {
+                            // Only errors from this source for a while: read it less often.
+                            var waited = Duration.zero
+                            while waited < pause, !stop.isSet {
+                                usleep(50_000)
+                                waited += .milliseconds(50)
+                            }
+                        }
                     case .idle:
                         continue
                     case .gone(let why):

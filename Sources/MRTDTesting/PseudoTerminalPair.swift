@@ -69,6 +69,19 @@ public final class PseudoTerminalPair: Sendable {
         }
     }
 
+    /// Writes what the line takes now without waiting for the reader (a flooding device whose
+    /// reader has backed off): the number of bytes written.
+    public func writeWithoutBlocking(_ bytes: [UInt8]) -> Int {
+        ends.withLock { ends in
+            guard let master = ends?.master else { return 0 }
+            let flags = fcntl(master, F_GETFL)
+            _ = fcntl(master, F_SETFL, flags | O_NONBLOCK)
+            defer { _ = fcntl(master, F_SETFL, flags) }
+            let n = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+            return max(0, n)
+        }
+    }
+
     /// The device goes away: both ends closed, the slave's path gone.
     public func unplug() {
         ends.withLock { ends in

@@ -101,6 +101,11 @@ extension TrustStore {
             entry.issuedFrom = verification.signingTime == nil ? "signerNotBefore" : "signingTime"
             let age = Int(date.timeIntervalSince(issued) / 86_400)
             entry.ageDays = age
+            if issued.timeIntervalSince(date) > TrustUpdate.maximumSkew {
+                // An installed list dated ahead of the clock would outrank every genuine list.
+                entry.warnings = (entry.warnings ?? []) + ["masterListIssuedInTheFuture"]
+                report.warnings.append("masterListIssuedInTheFuture: \(path) issued \(entry.issued!), after now: check the clock or the list")
+            }
             if age > TrustStoreReport.masterListMaxAgeDays {
                 entry.warnings = (entry.warnings ?? []) + ["masterListOlderThan180Days"]
                 report.warnings.append("masterListOlderThan180Days: \(path) issued \(entry.issued!.prefix(10)), \(age) days ago")
@@ -114,6 +119,8 @@ extension TrustStore {
             let issuers = list.certificates.filter { $0.subject == verification.signer.issuer }
             let chain = try verifyChain(of: verification.signer, role: .masterListSigner, at: date, extraAnchors: issuers)
             entry.signerCSCA = chain.anchor.certificate.subject.description
+            entry.signerCSCASHA256 = DigestAlgorithm.sha256.hash(chain.anchor.certificate.derBytes).hex.lowercased()
+            entry.signerCSCAFromList = !anchors.contains { $0.certificate.derBytes == chain.anchor.certificate.derBytes }
             for certificate in list.certificates where addAnchor(certificate, source: path, isTestMaterial: test) {
                 entry.added += 1
             }
@@ -264,6 +271,8 @@ extension TrustStore {
             }
             if entry.status == "rejected" {
                 report.rejected.append(.init(path: entry.path, reason: "CRL rejected: \(entry.detail!)"))
+            } else if crl.thisUpdate.timeIntervalSince(date) > TrustUpdate.maximumSkew {
+                report.warnings.append("crlIssuedInTheFuture: \(entry.path) thisUpdate \(entry.thisUpdate), after now: check the clock or the CRL")
             }
             entries.append(entry)
         }

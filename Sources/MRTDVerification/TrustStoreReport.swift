@@ -21,6 +21,10 @@ public struct TrustStoreReport: Sendable, Equatable, Codable {
         public var signer: String?
         /// Subject of the CSCA the signer chains to.
         public var signerCSCA: String?
+        /// SHA-256 (hex) of that CSCA certificate: what a trust source pins (docs/trust-update.md).
+        public var signerCSCASHA256: String?
+        /// Whether that CSCA came from the list itself rather than from the trust it was added to.
+        public var signerCSCAFromList: Bool?
         /// Certificates in the list, and how many were new to the store.
         public var certificates: Int
         public var added: Int

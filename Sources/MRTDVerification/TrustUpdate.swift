@@ -25,6 +25,28 @@ public struct TrustUpdateError: Error, CodedError, CustomStringConvertible, Send
 /// CRLs signed by a CSCA of the store) and must not be older than the installed item of the same
 /// country (lists) or issuer (CRLs), else the whole source is refused.
 public enum TrustUpdate {
+    /// How far ahead of the clock a list's signingTime or a CRL's thisUpdate may be (clock drift
+    /// between publisher and kiosk); anything later is refused, since a list dated in the future
+    /// would outrank every genuine list of its country until then.
+    public static let maximumSkew: TimeInterval = 24 * 3600
+
+    /// What vouches for a source's master lists besides the current trust: SHA-256 fingerprints
+    /// (hex, lower case) of CSCA certificates, one of which must anchor each list's signer.
+    public struct Pins: Sendable, Equatable {
+        public var sha256: Set<String>
+        public init(_ sha256: Set<String> = []) { self.sha256 = Set(sha256.map { $0.lowercased() }) }
+        public var isEmpty: Bool { sha256.isEmpty }
+
+        /// A pin as written: `sha256:HEX` (64 hex digits), else nil.
+        public static func parse(_ text: String) -> String? {
+            let lower = text.lowercased()
+            guard lower.hasPrefix("sha256:") else { return nil }
+            let hex = lower.dropFirst("sha256:".count)
+            guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
+            return String(hex)
+        }
+    }
+
     /// What an item is.
     public enum Kind: String, Sendable, Codable {
         case masterList, deviationList, crl
@@ -158,14 +180,24 @@ public enum TrustUpdate {
     /// directory) and decides where each goes. Throws on the first item that does not verify. Of
     /// several items for the same place (an ICAO LDIF may hold several lists of one country) the
     /// newest is kept; when even that one is older than what is installed, the source is refused.
-    public static func plan(_ items: [Item], store: TrustStore, installedDirectory: String?, at date: Date = Date()) throws(TrustUpdateError) -> [Planned] {
+    ///
+    /// A master list must be anchored outside itself: its signer chains to a CSCA of the current
+    /// trust (the shipped lists hold the CSCAs that sign the next lists), or to one pinned for the
+    /// source (`pins`). No list or CRL may be dated more than ``maximumSkew`` after `date`.
+    public static func plan(
+        _ items: [Item], store: TrustStore, installedDirectory: String?, pins: Pins = Pins(), at date: Date = Date()
+    ) throws(TrustUpdateError) -> [Planned] {
         var planned: [String: Planned] = [:]
         for item in items {
             let candidate: Planned
             switch item.kind {
-            case .masterList: candidate = try planMasterList(item, store: store, at: date)
+            case .masterList: candidate = try planMasterList(item, store: store, pins: pins, at: date)
             case .deviationList: candidate = try planDeviationList(item, store: store, installedDirectory: installedDirectory, at: date)
             case .crl: candidate = try planCRL(item, store: store)
+            }
+            if candidate.issued.timeIntervalSince(date) > maximumSkew {
+                throw TrustUpdateError(.trustUpdateNotYetValid,
+                                       "\(candidate.origin): issued \(UTCDate.iso8601(candidate.issued)), after now (\(UTCDate.iso8601(date))): refused until then")
             }
             if let other = planned[candidate.relativePath], other.issued >= candidate.issued { continue }
             planned[candidate.relativePath] = candidate
@@ -180,12 +212,19 @@ public enum TrustUpdate {
         return sorted
     }
 
-    private static func planMasterList(_ item: Item, store: TrustStore, at date: Date) throws(TrustUpdateError) -> Planned {
+    private static func planMasterList(_ item: Item, store: TrustStore, pins: Pins, at date: Date) throws(TrustUpdateError) -> Planned {
         var scratch = store
         let entry = scratch.addMasterList(item.bytes, path: item.origin, at: date)
         guard entry.signature == "verified", let country = entry.country, let issuedText = entry.issued,
               let issued = UTCDate.parseISO8601(issuedText) else {
             throw TrustUpdateError(.trustUpdateNotVerified, "\(item.origin): master list not verified: \(entry.signature): \(entry.detail ?? "")")
+        }
+        // Nothing becomes trusted because it vouches for itself: the CSCA the signer chains to must
+        // be in the trust in use, or pinned for this source.
+        let fingerprint = entry.signerCSCASHA256?.lowercased() ?? ""
+        if entry.signerCSCAFromList != false && !pins.sha256.contains(fingerprint) {
+            throw TrustUpdateError(.trustUpdateNotAnchored,
+                                   "\(item.origin): master list of \(country) signed under \(entry.signerCSCA ?? "?"), a CSCA only the list itself carries (sha256:\(fingerprint)); install it only by pinning that CSCA for the source (docs/trust-update.md)")
         }
         let installed = store.report.masterLists
             .filter { $0.signature == "verified" && $0.country == country }

@@ -18,6 +18,9 @@ extension AccessPolicy: ExpressibleByArgument {}
 /// `--access-file` from a file only its owner can read, and a read through the daemon or `--direct`
 /// with no key at all prompts for it on the terminal, echo off. A key given as an argument still works.
 struct AccessOptions: ParsableArguments {
+    /// The options whose values are access keys: overwritten in argv at start (`MRTDCtl.main`).
+    static let secretOptions: Set<String> = ["--mrz", "--mrz-key", "--can"]
+
     /// The warning in the help of each option that takes a key.
     static let argvIsPublic = "WARNING: a key given here is visible to every local user (ps, /proc/PID/cmdline) while mrtdctl runs; prefer -, --access-file or the prompt."
 

@@ -112,7 +112,7 @@ struct VerifyEvidence: ParsableCommand {
             result = try EvidenceVerification.verify(
                 bundle, trustStore: try trust.store(), expectedChallenge: challenge.flatMap(ReadJobRequest.challengeBytes))
         } catch let error as EvidenceError {
-            StandardError.write("mrtdctl: \(error) [\(error.code)]\n")
+            StandardError.write(TerminalText.escaped("mrtdctl: \(error) [\(error.code)]") + "\n")
             throw ExitStatus.readFailed
         }
         print(json ? try ResultPrinter.json(result) : ResultPrinter.summary(result))

@@ -30,6 +30,12 @@ struct MRTDCtl: AsyncParsableCommand {
     static func main() async {
         ProcessHardening.disableCoreDumps()
         Heap.overwriteFreedMemory()
+        // Keys on the command line are visible to every local user while the read runs: the first
+        // thing done is to overwrite them in argv (parsing uses the copy taken before).
+        let scrubbed = ProcessHardening.scrubArgumentValues(of: AccessOptions.secretOptions)
+        if !scrubbed.isEmpty {
+            StandardError.write("mrtdctl: warning: \(Set(scrubbed).sorted().joined(separator: ", ")) on the command line was visible to other local users until now (ps, /proc); prefer -, --access-file or the prompt\n")
+        }
         await main(nil)
     }
 }

@@ -13,7 +13,10 @@ import MRTDPlatform
 ///   is used only when it is a real directory (not a link) owned by this user that no one else can
 ///   write to;
 /// - a file is created with O_CREAT|O_EXCL|O_NOFOLLOW; one that is already there (the same command
-///   run again) is overwritten only when it is a regular file of this user with one link, else refused.
+///   run again) is overwritten only when it is a regular file of this user with one link, else refused;
+/// - a file's own directory (`--face FILE`, `--evidence FILE`) follows the directory rules: reached
+///   without following a link on the way, this user's own, writable by no one else; else a file
+///   in another user's 0777 directory could be moved away, or a planted link could take it elsewhere.
 enum PrivateOutput {
     struct Refused: Error, CustomStringConvertible {
         var path: String
@@ -21,9 +24,58 @@ enum PrivateOutput {
         var description: String { "refusing to write \(path): \(reason)" }
     }
 
-    /// Writes `bytes` to the file `path`.
+    /// Writes `bytes` to the file `path`, in a directory that follows the rules above.
     static func write(_ bytes: some Collection<UInt8>, toFile path: String) throws(Refused) {
-        try write(bytes, name: path, in: AT_FDCWD, shown: path)
+        let (directory, name) = try openParent(of: path)
+        defer { close(directory) }
+        try write(bytes, name: name, in: directory, shown: path)
+    }
+
+    /// The directory `path` lies in, opened one component at a time without following a link
+    /// (from `/`, or from the working directory for a relative path), and checked as an output
+    /// directory is (this user's own, writable by no one else); and the file's name in it.
+    private static func openParent(of path: String) throws(Refused) -> (Int32, String) {
+        guard let slash = path.lastIndex(of: "/") else { return (try checkedDirectory(open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), shown: "."), path) }
+        let name = String(path[path.index(after: slash)...])
+        guard !name.isEmpty else { throw Refused(path: path, reason: "a file name is needed, not a directory") }
+        let parent = String(path[..<slash])
+        var fd = path.hasPrefix("/") ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Refused(path: path, reason: reason(errno)) }
+        var walked = path.hasPrefix("/") ? "" : "."
+        for component in parent.split(separator: "/") where component != "." {
+            walked += "/" + component
+            let next = openat(fd, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let code = errno
+            close(fd)
+            guard next >= 0 else {
+                var info = stat()
+                let link = lstat(walked, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+                throw Refused(path: walked, reason: link ? "a symbolic link on the way to \(path) (possibly planted by another user); give a path without links" : reason(code))
+            }
+            fd = next
+        }
+        return (try checkedDirectory(fd, shown: parent.isEmpty ? "/" : parent), name)
+    }
+
+    /// `fd` (an open directory, or -1) when it is this user's own and writable by no one else;
+    /// closed and refused otherwise.
+    private static func checkedDirectory(_ fd: Int32, shown: String) throws(Refused) -> Int32 {
+        guard fd >= 0 else { throw Refused(path: shown, reason: reason(errno)) }
+        var info = stat()
+        let uid = geteuid()
+        var problem: String?
+        if fstat(fd, &info) != 0 {
+            problem = reason(errno)
+        } else if info.st_uid != uid {
+            problem = "the directory belongs to uid \(info.st_uid), not to you (uid \(uid)); write into a directory of your own"
+        } else if info.st_mode & 0o022 != 0 {
+            problem = "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory of your own with mode 0700"
+        }
+        if let problem {
+            close(fd)
+            throw Refused(path: shown, reason: problem)
+        }
+        return fd
     }
 
     /// Writes each file into the directory `path`. Names come from this program (`DG1.bin`,

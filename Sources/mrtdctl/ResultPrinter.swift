@@ -80,7 +80,9 @@ enum ResultPrinter {
         let covers = r.statusDetail.map { ": \($0)" } ?? ""
         lines.append(("Status", "\(r.status.rawValue)\(covers) (\(r.durationMs.fixed(decimals: 1)) ms)"))
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0 + String(repeating: " ", count: max(0, width + 2 - $0.0.count)) + $0.1 }
+        // Every value may carry strings from input (a chip, a bundle, a saved result): escaped, so
+        // that no control sequence in them can paint another status on the terminal.
+        return lines.map { $0.0 + String(repeating: " ", count: max(0, width + 2 - $0.0.count)) + TerminalText.escaped($0.1) }
             .joined(separator: "\n")
     }
 

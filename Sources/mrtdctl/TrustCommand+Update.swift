@@ -15,9 +15,11 @@ extension Trust {
                 Each source (--from, repeatable, else the lines of --sources) is an http(s) URL or a file: a ZIP \
                 holding .ml files (BSI, RDW), a bare .ml CMS master list, a deviation list, an ICAO PKD LDIF \
                 (CscaMasterListData;binary or pkdMasterListContent;binary, certificateRevocationList;binary) or a \
-                CRL. Every list must verify (CMS signature, signer chained to a CSCA of the list or of the current \
-                trust) and be no older than the installed one of its country (CRLs: of its issuer); otherwise \
-                nothing of that source is installed. Files go into the trust directory atomically (0644), the \
+                CRL. Every list must verify (CMS signature, signer chained to a CSCA of the current trust, or to one \
+                pinned for the source with --pin or pin=sha256:HEX on its --sources line; a list anchored only in \
+                itself is refused), be dated no later than a day from now, and be no older than the installed one \
+                of its country (CRLs: of its issuer); otherwise nothing of that source is installed. A plain http:// \
+                source needs a pin; redirects go to https only. Files go into the trust directory atomically (0644), the \
                 outcome per source into its .trust-update.json, and the daemon is reloaded (systemctl reload \
                 mrtdd when it runs under systemd, or SIGHUP to --daemon-pid). Exit status: 0 every source \
                 installed or already current, 1 a source refused, 75 a source could not be fetched (no network: \
@@ -27,8 +29,11 @@ extension Trust {
         @Option(name: .customLong("from"), help: ArgumentHelp("A source: an http(s) URL or a file. Repeatable.", valueName: "URL|FILE"))
         var sources: [String] = []
 
-        @Option(name: .customLong("sources"), help: ArgumentHelp("A file listing sources, one per line (# comments), used when no --from is given.", valueName: "FILE"))
+        @Option(name: .customLong("sources"), help: ArgumentHelp("A file listing sources, one per line (# comments), each optionally followed by pin=sha256:HEX (repeatable); used when no --from is given.", valueName: "FILE"))
         var sourcesFile = "/etc/mrtdd/trust-sources"
+
+        @Option(name: .customLong("pin"), help: ArgumentHelp("sha256:HEX of a CSCA certificate that may anchor the --from sources' master lists besides the current trust (repeatable): how a new publisher, or a list anchored only in itself, is installed on purpose.", valueName: "sha256:HEX"))
+        var pins: [String] = []
 
         @Option(name: .customLong("trust-dir"), help: ArgumentHelp("The daemon's trust directory (its trust-store setting).", valueName: "DIR"))
         var trustDirectory = "/etc/mrtdd/trust"
@@ -49,20 +54,45 @@ extension Trust {
         var daemonPID: Int32?
 
         func validate() throws {
+            for pin in pins where TrustUpdate.Pins.parse(pin) == nil {
+                throw ValidationError("--pin \(pin): expected sha256: and 64 hex digits")
+            }
             guard maxSize > 0, maxSize <= 1 << 32 else { throw ValidationError("--max-size must be between 1 and 4294967296") }
             guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 1 and 3600 seconds") }
         }
 
-        /// The sources: --from, else the lines of the sources file (absent: none).
-        func sourceList() throws -> [String] {
-            if !sources.isEmpty { return sources }
+        /// A source and the CSCAs pinned for it.
+        struct Source {
+            var location: String
+            var pins: TrustUpdate.Pins
+        }
+
+        /// The sources: --from (with --pin), else the lines of the sources file (absent: none),
+        /// each `URL|FILE [pin=sha256:HEX ...]`.
+        func sourceList() throws -> [Source] {
+            if !sources.isEmpty {
+                let pinned = TrustUpdate.Pins(Set(pins.compactMap(TrustUpdate.Pins.parse)))
+                return sources.map { Source(location: $0, pins: pinned) }
+            }
             guard FileManager.default.fileExists(atPath: sourcesFile) else { return [] }
             let bytes: [UInt8]
             do { bytes = try FileProvenance.read(sourcesFile, limit: 1 << 20) } catch {
                 throw ValidationError("--sources \(sourcesFile): \(error.reason)")
             }
-            return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
-                .map { $0.trimmingSpaces() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            var list: [Source] = []
+            for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                guard let location = fields.first, !location.hasPrefix("#") else { continue }
+                var pinned: Set<String> = []
+                for field in fields.dropFirst() {
+                    guard field.hasPrefix("pin="), let pin = TrustUpdate.Pins.parse(String(field.dropFirst(4))) else {
+                        throw ValidationError("--sources \(sourcesFile): \(TerminalText.escaped(field)): expected pin=sha256:HEX (64 hex digits)")
+                    }
+                    pinned.insert(pin)
+                }
+                list.append(Source(location: location, pins: TrustUpdate.Pins(pinned)))
+            }
+            return list
         }
 
         func run() async throws {
@@ -81,20 +111,25 @@ extension Trust {
             var installedAny = false
             var refused = 0
             var unavailable = 0
-            for source in list {
+            for entry in list {
+                let source = entry.location
                 let shown = TrustFetcher.redacted(source)
                 let now = Date()
                 // The outcome is set below on every path.
                 var record = state.sources.first { $0.source == shown } ?? .init(source: shown, lastAttempt: "", outcome: .unavailable)
                 record.lastAttempt = UTCStamp.string(now)
                 do throws(TrustUpdateError) {
+                    if TrustFetcher.isPlainHTTP(source) && entry.pins.isEmpty {
+                        throw TrustUpdateError(.trustUpdateInsecureSource,
+                                               "\(shown): plain http: anyone on the path could answer it; use https, or pin the CSCA that anchors its lists (pin=sha256:HEX)")
+                    }
                     let bytes = try await acquire(source, limits: limits)
                     let items = try TrustUpdate.items(in: bytes, name: PathString.lastComponent(shown), limits: limits)
                     // The trust in use now: what the daemon loads (shipped lists unless turned off, then the trust directory).
                     var paths = noDefaultTrust ? [] : DefaultTrust.locate().map { [$0] } ?? []
                     if FileManager.default.fileExists(atPath: trustDirectory) { paths.append(trustDirectory) }
                     let store = TrustStore.load(paths: paths, at: now)
-                    let planned = try TrustUpdate.plan(items, store: store, installedDirectory: trustDirectory, at: now)
+                    let planned = try TrustUpdate.plan(items, store: store, installedDirectory: trustDirectory, pins: entry.pins, at: now)
                     let changed = planned.filter { !$0.unchanged }
                     if !changed.isEmpty {
                         do { try installer.install(changed.map { ($0.relativePath, $0.bytes) }) } catch {
@@ -108,14 +143,14 @@ extension Trust {
                     if let newest = planned.map(\.issued).max() { record.issued = UTCStamp.string(newest) }
                     record.files = planned.map(\.relativePath)
                     for item in planned {
-                        print("\(shown): \(item.unchanged ? "already installed" : "installed") \(item.relativePath) (\(item.kind.rawValue) of \(item.country), issued \(UTCStamp.string(item.issued)), from \(item.origin))")
+                        print(TerminalText.escaped("\(shown): \(item.unchanged ? "already installed" : "installed") \(item.relativePath) (\(item.kind.rawValue) of \(item.country), issued \(UTCStamp.string(item.issued)), from \(item.origin))"))
                     }
                 } catch {
                     let fetchFailure = error.errorCode == .trustUpdateFetchFailed
                     if fetchFailure { unavailable += 1 } else { refused += 1 }
                     record.outcome = fetchFailure ? .unavailable : .refused
                     record.error = error.description
-                    StandardError.write("\(shown): \(fetchFailure ? "not fetched" : "REFUSED"), nothing installed from it: \(error)\n")
+                    StandardError.write(TerminalText.escaped("\(shown): \(fetchFailure ? "not fetched" : "REFUSED"), nothing installed from it: \(error)") + "\n")
                 }
                 if let index = state.sources.firstIndex(where: { $0.source == shown }) { state.sources[index] = record } else { state.sources.append(record) }
             }

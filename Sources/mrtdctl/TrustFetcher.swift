@@ -9,7 +9,7 @@ import Synchronization
 /// Fetches a trust source over http or https with libcurl (no URLSession: product code has
 /// FoundationEssentials only). The transfer blocks, so it runs on a ``BlockingThread`` of its own.
 /// Bounded: `maxBytes` (the body is abandoned past it, also when Content-Length announces more),
-/// a connect timeout and a whole-transfer timeout, at most 5 redirects, and only http/https, also
+/// a connect timeout and a whole-transfer timeout, at most 5 redirects, http/https and only https
 /// after a redirect. TLS certificates and host names are verified (libcurl's defaults, kept).
 enum TrustFetcher {
     struct Options {
@@ -24,15 +24,21 @@ enum TrustFetcher {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    /// The URL without user information (`https://user:secret@host/x` → `https://host/x`), for
-    /// output, logs and the state file.
+    /// Whether `source` is a plain `http://` URL.
+    static func isPlainHTTP(_ source: String) -> Bool {
+        source.lowercased().hasPrefix("http://")
+    }
+
+    /// The URL as scheme, host and path only (`https://user:secret@host/x?token=…#f` →
+    /// `https://host/x`), for output, logs, the state file and so `GET /v1/health` and `/metrics`:
+    /// user information, query strings (access tokens, presigned signatures) and fragments stay out.
     static func redacted(_ source: String) -> String {
         guard isURL(source), let scheme = source.firstRange(of: "://") else { return source }
-        let rest: Substring = source[scheme.upperBound...]
-        let authorityEnd: String.Index = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return source }
-        let prefix = String(source[..<scheme.upperBound])
-        return prefix + String(rest[rest.index(after: at)...])
+        var rest: Substring = source[scheme.upperBound...]
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        let authorityEnd: String.Index = rest.firstIndex { $0 == "/" } ?? rest.endIndex
+        if let at = rest[..<authorityEnd].lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        return String(source[..<scheme.upperBound]) + String(rest)
     }
 
     /// `3`: CURL_GLOBAL_DEFAULT (SSL | WIN32), a macro Swift does not import.
@@ -72,7 +78,9 @@ enum TrustFetcher {
             errorBuffer.withUnsafeMutableBufferPointer { errors in
                 _ = mrtd_curl_set_string(handle, CURLOPT_URL, url)
                 _ = mrtd_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-                _ = mrtd_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+                // A redirect may only go to https, whatever the first URL's scheme: a plain http hop
+                // would hand the source to anyone on the path.
+                _ = mrtd_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https")
                 _ = mrtd_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
                 _ = mrtd_curl_set_long(handle, CURLOPT_MAXREDIRS, 5)
                 _ = mrtd_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds)

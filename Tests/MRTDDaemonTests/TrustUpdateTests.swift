@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MRTDCore
+import MRTDCrypto
 import MRTDPlatform
 import MRTDSimulation
 import MRTDClient
@@ -18,9 +19,11 @@ import HTTPTypes
 /// accepted; without the network nothing changes (exit 75).
 @Suite(.serialized) struct TrustUpdateTests {
     /// The fixture master list signer (country UW); its CSCA travels in every list, as in the BSI's.
-    static func listPKI() throws -> FixturePKI {
-        try FixturePKI.make(.ecP256, country: "UW", cscaCommonName: "Update CSCA", keySet: 3)
-    }
+    static func listPKI() throws -> FixturePKI { sharedListPKI }
+
+    /// One PKI per test process: its CSCA certificate (ECDSA-signed, so different each time it is
+    /// made) is the same in every list and in the pin the tests give.
+    private static let sharedListPKI = try! FixturePKI.make(.ecP256, country: "UW", cscaCommonName: "Update CSCA", keySet: 3)
 
     static func list(daysAgo: Double, containing extra: [[UInt8]], corrupt: Bool = false) throws -> [UInt8] {
         let pki = try listPKI()
@@ -165,9 +168,13 @@ import HTTPTypes
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    static func update(_ trust: URL, _ sources: [String], _ extra: [String] = []) throws -> (status: Int32, output: String) {
-        try mrtdctl(["trust", "update", "--trust-dir", trust.path, "--no-default-trust", "--no-reload", "--timeout", "20"]
-                    + extra + sources.flatMap { ["--from", $0] })
+    /// `mrtdctl trust update` of `sources` into `trust`; unless `extra` pins CSCAs itself, the
+    /// fixture list's CSCA is pinned (the sources are served over plain http on loopback, which a
+    /// pin makes acceptable: docs/trust-update.md).
+    static func update(_ trust: URL, _ sources: [String], _ extra: [String] = [], pinFixture: Bool = true) throws -> (status: Int32, output: String) {
+        let pins = extra.contains("--pin") || !pinFixture ? [] : ["--pin", "sha256:" + DigestAlgorithm.sha256.hash(try listPKI().csca).hex]
+        return try mrtdctl(["trust", "update", "--trust-dir", trust.path, "--no-default-trust", "--no-reload", "--timeout", "20"]
+                           + pins + extra + sources.flatMap { ["--from", $0] })
     }
 
     static func state(_ trust: URL) throws -> TrustUpdateState {

@@ -1,5 +1,6 @@
 import Foundation
 import MRTDCore
+import MRTDCrypto
 import MRTDTesting
 import Testing
 @testable import MRTDVerification
@@ -88,7 +89,11 @@ import SwiftASN1
         #expect(items.count == 1)
         #expect(items.first?.kind == .masterList)
         #expect(items.first?.bytes == list)
-        let planned = try TrustUpdate.plan(items, store: TrustStore(), installedDirectory: nil)
+        // Anchored only in itself: refused, unless its CSCA is pinned for the source.
+        let refused = #expect(throws: TrustUpdateError.self) { try TrustUpdate.plan(items, store: TrustStore(), installedDirectory: nil) }
+        #expect(refused?.errorCode == .trustUpdateNotAnchored)
+        let pin = DigestAlgorithm.sha256.hash(pki.csca).hex
+        let planned = try TrustUpdate.plan(items, store: TrustStore(), installedDirectory: nil, pins: .init([pin]))
         #expect(planned.map(\.relativePath) == ["masterlists/UW.ml"])
         #expect(planned.first?.unchanged == false)
     }
