@@ -195,6 +195,20 @@ extension EvidenceBundle {
             }
         }
         guard bundle.trustAnchors.count <= 16 else { throw .malformed("more than 16 trustAnchors") }
+        // Enumerated fields take their known values only: nothing else from a bundle is shown as if
+        // it were one (a verifier prints them).
+        if let source = bundle.activeAuthentication?.challengeSource, !["caller", "reader"].contains(source) {
+            throw .malformed("activeAuthentication.challengeSource must be caller or reader")
+        }
+        for anchor in bundle.trustAnchors {
+            guard ["csca", "dsc"].contains(anchor.role) else { throw .malformed("trustAnchors[].role must be csca or dsc") }
+            guard anchor.sha256.count == 64, [UInt8](hex: anchor.sha256) != nil else {
+                throw .malformed("trustAnchors[].sha256 must be 64 hex digits")
+            }
+        }
+        for group in (bundle.withheld ?? [:]).values where DigestAlgorithm(rawValue: group.hashAlgorithm) == nil {
+            throw .malformed("withheld[].hashAlgorithm must be a hash algorithm name (SHA-256, ...)")
+        }
         return bundle
     }
 

@@ -279,6 +279,43 @@ import Testing
         }
     }
 
+    /// Low: `mrtdctl verify-evidence` of a tampered bundle that verifies `invalid` cannot paint a
+    /// green "Status valid" with escape sequences in a string of the bundle: every printed value
+    /// from input is escaped; an unknown value of an enumerated field is refused.
+    @Test func aTamperedBundlePrintsNoControlSequences() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("mrtdd-ev-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        chmod(base.path, 0o700)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let access = base.appendingPathComponent("access")
+        try Data("mrz-key=L898902C3,740812,120415\n".utf8).write(to: access)
+        chmod(access.path, 0o600)
+        let bundle = base.appendingPathComponent("bundle.json")
+        let made = try TrustUpdateTests.mrtdctl(["read", "--simulate", "--sim-chip", "bac", "--access-file", access.path, "--trust-test",
+                                                 "--evidence", bundle.path])
+        #expect(made.status == 0, "\(made.output)")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: bundle)) as? [String: Any])
+        json["chipAuthentication"] = ["result": "failed",
+                                      "reason": "x)\u{1B}[1A\u{1B}[2K\rStatus       \u{1B}[32mvalid\u{1B}[0m\n"]
+        var files = try #require(json["files"] as? [String: String])
+        let dg1Text = try #require(files["DG1"])
+        var dg1 = try #require(Data(base64Encoded: dg1Text))
+        dg1[dg1.count - 1] ^= 0x01
+        files["DG1"] = dg1.base64EncodedString()
+        json["files"] = files
+        let tampered = base.appendingPathComponent("tampered.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: tampered)
+        let (status, output) = try TrustUpdateTests.mrtdctl(["verify-evidence", tampered.path, "--trust-test"])
+        #expect(status == 4, "invalid: \(output)")
+        #expect(!output.contains("\u{1B}"), "no escape byte reaches the terminal: \(output)")
+        #expect(output.contains("\\u{1B}[32mvalid"), "\(output)")
+        // An enumerated field with a value of its own is refused at decoding.
+        json["activeAuthentication"] = ["challenge": "0011223344556677", "challengeSource": "\u{1B}[32mcaller", "signature": "00"]
+        try JSONSerialization.data(withJSONObject: json).write(to: tampered)
+        let refused = try TrustUpdateTests.mrtdctl(["verify-evidence", tampered.path, "--trust-test"])
+        #expect(refused.status == 1 && refused.output.contains("challengeSource must be caller or reader"), "\(refused.output)")
+    }
+
     /// Low: a key given on the command line is overwritten in the process's own argv at start, so
     /// another local user reading /proc/PID/cmdline while the read runs sees no key; a one-line
     /// warning says so.
