@@ -101,22 +101,12 @@ enum PrivateOutput {
             let code = errno
             throw Refused(path: path, reason: reason(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK ? ELOOP : code))
         }
-        let uid = geteuid()
-        var problem: String?
-        if fstat(fd, &info) != 0 {
-            problem = reason(errno)
-        } else if info.st_uid != uid {
-            problem = "the directory belongs to uid \(info.st_uid), not to you (uid \(uid))"
-        } else if info.st_mode & 0o022 != 0 {
-            problem = "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory of your own with mode 0700"
-        } else if created && fchmod(fd, 0o700) != 0 {
-            problem = reason(errno)
-        }
-        if let problem {
+        if created && fchmod(fd, 0o700) != 0 {
+            let code = errno
             close(fd)
-            throw Refused(path: path, reason: problem)
+            throw Refused(path: path, reason: reason(code))
         }
-        return fd
+        return try checkedDirectory(fd, shown: path)
     }
 
     /// mkdir 0700, creating missing parents the same way; whether `path` itself was created.

@@ -139,11 +139,11 @@ import Testing
         try Update.zip([("UW_ML.ml", try Update.list(daysAgo: 1, containing: []))], to: served.appendingPathComponent("uw.zip"))
         let server = try await Update.HTTPServer(serving: served)
         defer { server.stop() }
-        let redirector = try await Redirector(to: server.url("uw.zip"))
+        let redirector = try await Self.redirector(to: server.url("uw.zip"))
         defer { redirector.stop() }
         let pin = Self.pin(try Update.listPKI().csca)
         let before = try Update.snapshot(trust)
-        let (redirected, redirectedOutput) = try Update.update(trust, [redirector.url], ["--pin", pin])
+        let (redirected, redirectedOutput) = try Update.update(trust, [redirector.url("DE_ML.zip")], ["--pin", pin])
         #expect(redirected == 75, "\(redirectedOutput)")
         #expect(redirectedOutput.contains("trustUpdateFetchFailed"), "\(redirectedOutput)")
         #expect(try Update.snapshot(trust) == before, "nothing fetched through the http redirect")
@@ -158,44 +158,18 @@ import Testing
     }
 
     /// An http server on loopback answering every request with a 302 to `target`.
-    final class Redirector: @unchecked Sendable {  // set once in init, then read-only
-        let process: Process
-        let port: Int
-        var url: String { "http://127.0.0.1:\(port)/DE_ML.zip" }
-
-        init(to target: String) async throws {
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-\(UUID().uuidString.prefix(8)).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", "-c", """
-                import http.server, sys
-                class Handler(http.server.BaseHTTPRequestHandler):
-                    def do_GET(self):
-                        self.send_response(302)
-                        self.send_header('Location', sys.argv[1])
-                        self.end_headers()
-                server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
-                print('Redirecting on 127.0.0.1 port', server.server_address[1], flush=True)
-                server.serve_forever()
-                """, target]
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-            self.process = process
-            port = try await eventually("the redirector announces its port", within: .seconds(20)) {
-                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                guard let range = text.range(of: " port ") else { return nil }
-                return Int(text[range.upperBound...].prefix { $0.isNumber })
-            }
-            try? FileManager.default.removeItem(at: log)
-        }
-
-        func stop() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+    static func redirector(to target: String) async throws -> Update.HTTPServer {
+        try await Update.HTTPServer(python: ["-u", "-c", """
+            import http.server, sys
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(302)
+                    self.send_header('Location', sys.argv[1])
+                    self.end_headers()
+            server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
+            print('Redirecting on 127.0.0.1 port', server.server_address[1], flush=True)
+            server.serve_forever()
+            """, target])
     }
 
     /// Low: a client's `reader` value and any message with a line feed cannot forge a journal

@@ -63,13 +63,10 @@ import HTTPTypes
         let port: Int
 
         /// `tls`: (certificate, key) PEM files; the server then speaks https.
-        init(serving directory: URL, tls: (certificate: String, key: String)? = nil) async throws {
-            let log = directory.deletingLastPathComponent().appendingPathComponent("http-\(UUID().uuidString.prefix(8)).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        convenience init(serving directory: URL, tls: (certificate: String, key: String)? = nil) async throws {
+            let arguments: [String]
             if let tls {
-                process.arguments = ["python3", "-u", "-c", """
+                arguments = ["-u", "-c", """
                     import functools, http.server, ssl, sys
                     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
                     server = http.server.HTTPServer(('127.0.0.1', 0), handler)
@@ -80,8 +77,18 @@ import HTTPTypes
                     server.serve_forever()
                     """, directory.path, tls.certificate, tls.key]
             } else {
-                process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
+                arguments = ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
             }
+            try await self.init(python: arguments)
+        }
+
+        /// A python3 server on 127.0.0.1 that announces its port as `... port N` on its first line.
+        init(python arguments: [String]) async throws {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString.prefix(8)).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3"] + arguments
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle
