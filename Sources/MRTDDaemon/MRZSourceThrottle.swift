@@ -3,7 +3,7 @@ import MRTDScanners
 /// What keeps one scanner source from flooding the daemon with junk (a device or pty writing
 /// megabytes of noise): line errors are reported at most once per ``interval`` with the count of
 /// those left out, and a source that gives nothing but errors is read less and less often
-/// (``backoff``), until it gives an MRZ again. MRZs are never held back.
+/// (``endOfRead()``), until it gives an MRZ again. MRZs are never held back.
 struct MRZSourceThrottle {
     /// At most one line error reported (log line, `mrz.rejected`) per source per interval.
     static let interval = Duration.seconds(1)
