@@ -95,7 +95,7 @@ public actor MRZPairing {
         // A reader name from a client (`POST /v1/mrz`) is logged only when it names an attached reader.
         let attached = await scheduler.readers().contains { $0.name == reader }
         logger.info("MRZ captured", metadata: [
-            "source": "\(source)", "reader": "\(reader == nil ? "any" : attached ? reader! : "not attached")", "format": "\(format)",
+            "source": "\(source)", "reader": "\(reader.map { attached ? $0 : "not attached" } ?? "any")", "format": "\(format)",
             // The fields only: the position and the look-alike pair would tell a character of the MRZ.
             "corrected": "\(captured.corrections.map(\.field).joined(separator: ", "))", "job": "\(job.id)",
         ])

@@ -28,12 +28,11 @@ package enum ProcessHardening {
                 index += 2
                 continue
             }
-            if let equals = argument.firstIndex(of: "="), options.contains(String(argument[..<equals])) {
-                let offset = argument.utf8.distance(from: argument.utf8.startIndex, to: equals.samePosition(in: argument.utf8)!) + 1
-                if String(argument[argument.index(after: equals)...]) != "-" {
-                    overwrite(pointer, from: offset)
-                    scrubbed.append(String(argument[..<equals]))
-                }
+            let bytes = Array(argument.utf8)
+            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")), options.contains(String(decoding: bytes[..<equals], as: UTF8.self)),
+               bytes[(equals + 1)...] != [UInt8(ascii: "-")] {
+                overwrite(pointer, from: equals + 1)
+                scrubbed.append(String(decoding: bytes[..<equals], as: UTF8.self))
             }
             index += 1
         }

@@ -123,29 +123,31 @@ public struct FieldQuirkScenario: Sendable, CustomStringConvertible {
         let aa = ActiveAuthenticationKeySpec.rsa(bits: 1024, digest: .sha1)
         var scenarios: [FieldQuirkScenario] = []
         for mode in FieldQuirkAccessMode.allCases {
+            // One chip per mode and link, copied into each row (`with(quirks:)` copies it).
+            let chip = try Self.chip(mode), short = try Self.chip(mode, link: .short)
             scenarios += [
-                row("", .respond61xx, mode, try chip(mode)),
-                row("", .smBare6700Extended, mode, try chip(mode)),
-                row("extended length", .le00Refused6B00, mode, try chip(mode)),
-                row("short APDUs", .eof6282, mode, try chip(mode, link: .short)),
-                row("", .efDir6982BeforeAccess, mode, try chip(mode)),
-                row("", .efDirRefused6A81, mode, try chip(mode)),
-                row("", .efDirRefused6A86, mode, try chip(mode)),
-                row("", .efDirRefused6A87, mode, try chip(mode)),
-                row("DG15 in the SOD", .aa6A88, mode, try chip(mode, activeAuthentication: aa), dataGroups: Self.withAADataGroups),
+                row("", .respond61xx, mode, chip),
+                row("", .smBare6700Extended, mode, chip),
+                row("extended length", .le00Refused6B00, mode, chip),
+                row("short APDUs", .eof6282, mode, short),
+                row("", .efDir6982BeforeAccess, mode, chip),
+                row("", .efDirRefused6A81, mode, chip),
+                row("", .efDirRefused6A86, mode, chip),
+                row("", .efDirRefused6A87, mode, chip),
+                row("DG15 in the SOD", .aa6A88, mode, try Self.chip(mode, activeAuthentication: aa), dataGroups: Self.withAADataGroups),
                 // A chip that wants PACE refuses BAC: `auto` takes PACE on a PACE chip, BAC asked
                 // for on a BAC chip ends `bacNotSupported`.
-                row("", .bac6A88, mode, try chip(mode), error: mode == .bac ? ErrorCode.bacNotSupported.rawValue : nil),
-                row("", .extendedAnnouncedRefused, mode, try chip(mode)),
-                row("DG1", .slowRead1500ms, mode, try chip(mode), dataGroups: [1]),
-                row("DG1", .slowPACE4500ms, mode, try chip(mode), dataGroups: [1]),
-                row("", .selectAID6999, mode, try chip(mode)),
-                row("", .wrongKey6985, mode, try chip(mode)),
-                row("", .wrongKey6988, mode, try chip(mode)),
-                row("", .sfiRefusedPlain6A82, mode, try chip(mode)),
-                row("short APDUs", .readPastEnd6B00, mode, try chip(mode, link: .short)),
-                row("extended length", .readPastEnd6B00, mode, try chip(mode)),
-                row("", .paceParameterID6A87, mode, try chip(mode)),
+                row("", .bac6A88, mode, chip, error: mode == .bac ? ErrorCode.bacNotSupported.rawValue : nil),
+                row("", .extendedAnnouncedRefused, mode, chip),
+                row("DG1", .slowRead1500ms, mode, chip, dataGroups: [1]),
+                row("DG1", .slowPACE4500ms, mode, chip, dataGroups: [1]),
+                row("", .selectAID6999, mode, chip),
+                row("", .wrongKey6985, mode, chip),
+                row("", .wrongKey6988, mode, chip),
+                row("", .sfiRefusedPlain6A82, mode, chip),
+                row("short APDUs", .readPastEnd6B00, mode, short),
+                row("extended length", .readPastEnd6B00, mode, chip),
+                row("", .paceParameterID6A87, mode, chip),
             ]
         }
         let dh2048 = PACEInfo(protocol: PACEProtocol(mapping: .gm, keyAgreement: .dh, cipher: .aes128)!, parameterID: 2)

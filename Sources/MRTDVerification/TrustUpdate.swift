@@ -221,7 +221,7 @@ public enum TrustUpdate {
         }
         // Nothing becomes trusted because it vouches for itself: the CSCA the signer chains to must
         // be in the trust in use, or pinned for this source.
-        let fingerprint = entry.signerCSCASHA256?.lowercased() ?? ""
+        let fingerprint = entry.signerCSCASHA256 ?? ""
         if entry.signerCSCAFromList != false && !pins.sha256.contains(fingerprint) {
             throw TrustUpdateError(.trustUpdateNotAnchored,
                                    "\(item.origin): master list of \(country) signed under \(entry.signerCSCA ?? "?"), a CSCA only the list itself carries (sha256:\(fingerprint)); install it only by pinning that CSCA for the source (docs/trust-update.md)")

@@ -35,13 +35,14 @@ enum PrivateOutput {
     /// (from `/`, or from the working directory for a relative path), and checked as an output
     /// directory is (this user's own, writable by no one else); and the file's name in it.
     private static func openParent(of path: String) throws(Refused) -> (Int32, String) {
-        guard let slash = path.lastIndex(of: "/") else { return (try checkedDirectory(open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), shown: "."), path) }
-        let name = String(path[path.index(after: slash)...])
+        let slash = path.lastIndex(of: "/")
+        let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
         guard !name.isEmpty else { throw Refused(path: path, reason: "a file name is needed, not a directory") }
-        let parent = String(path[..<slash])
-        var fd = path.hasPrefix("/") ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let parent = String(slash.map { path[..<$0] } ?? "")
+        let absolute = path.hasPrefix("/")
+        var fd = open(absolute ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Refused(path: path, reason: reason(errno)) }
-        var walked = path.hasPrefix("/") ? "" : "."
+        var walked = absolute ? "" : "."
         for component in parent.split(separator: "/") where component != "." {
             walked += "/" + component
             let next = openat(fd, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -54,7 +55,7 @@ enum PrivateOutput {
             }
             fd = next
         }
-        return (try checkedDirectory(fd, shown: parent.isEmpty ? "/" : parent), name)
+        return (try checkedDirectory(fd, shown: parent.isEmpty ? (absolute ? "/" : ".") : parent), name)
     }
 
     /// `fd` (an open directory, or -1) when it is this user's own and writable by no one else;

@@ -30,9 +30,6 @@ import Testing
         "sha256:" + DigestAlgorithm.sha256.hash(certificate).hex.lowercased()
     }
 
-    /// A trust directory with the fixture UW list installed (its CSCA anchors UW's next lists).
-    static func trust() throws -> URL { try Update.trustDirectory() }
-
     static func anchors(_ trust: URL) -> [[UInt8]] {
         TrustStore.load(paths: [trust.path]).anchors.map(\.certificate.derBytes)
     }
@@ -43,9 +40,7 @@ import Testing
     /// a document signed under the attacker's CSCA went from `cscaNotFound` to `valid`.
     @Test func aMasterListAnchoredOnlyInItselfIsNeverInstalled() async throws {
         guard Update.python3Available() else { #expect(Prerequisite.skip("python3 missing: trust update over HTTP not tested")); return }
-        let trust = try Self.trust()
-        let served = trust.deletingLastPathComponent().appendingPathComponent("forged-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let (trust, served) = try Update.trustAndServedDirectories()
         defer { try? FileManager.default.removeItem(at: trust); try? FileManager.default.removeItem(at: served) }
         let (list, forgedCSCA, attackerCSCA) = try Self.forgedList()
         let file = served.appendingPathComponent("DE_ML.ml")
@@ -108,7 +103,7 @@ import Testing
     /// Medium: a list dated 2049 is refused (it would have replaced its country's list and then
     /// outranked every genuine one); an installed list dated in the future is reported at load.
     @Test func aListDatedInTheFutureIsRefusedAndReportedWhenInstalled() throws {
-        let trust = try Self.trust()
+        let trust = try Update.trustDirectory()
         defer { try? FileManager.default.removeItem(at: trust) }
         let future = try Update.listPKI().masterList(containing: [try Update.listPKI().csca]) {
             $0.signingTime = Date(timeIntervalSince1970: 2_493_072_000)  // 2049-01-01
@@ -132,9 +127,7 @@ import Testing
     /// that `GET /v1/health` and `/metrics` show.
     @Test func aRedirectToHTTPIsRefusedAndAQueryStringNeverShows() async throws {
         guard Update.python3Available() else { #expect(Prerequisite.skip("python3 missing: trust update over HTTP not tested")); return }
-        let trust = try Self.trust()
-        let served = trust.deletingLastPathComponent().appendingPathComponent("redirect-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let (trust, served) = try Update.trustAndServedDirectories()
         defer { try? FileManager.default.removeItem(at: trust); try? FileManager.default.removeItem(at: served) }
         try Update.zip([("UW_ML.ml", try Update.list(daysAgo: 1, containing: []))], to: served.appendingPathComponent("uw.zip"))
         let server = try await Update.HTTPServer(serving: served)

@@ -42,6 +42,14 @@ import HTTPTypes
         return directory
     }
 
+    /// ``trustDirectory()`` and, beside it, an empty directory for the HTTP server to serve.
+    static func trustAndServedDirectories() throws -> (trust: URL, served: URL) {
+        let trust = try trustDirectory()
+        let served = trust.deletingLastPathComponent().appendingPathComponent("served-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        return (trust, served)
+    }
+
     /// Every file under `directory` but the update's state file, by relative path.
     static func snapshot(_ directory: URL) throws -> [String: Data] {
         var out: [String: Data] = [:]
@@ -190,9 +198,7 @@ import HTTPTypes
 
     @Test func newerListFromAZipIsInstalledAndTheDaemonReloadsWithoutDroppingAReadInFlight() async throws {
         guard Self.python3Available() else { #expect(Prerequisite.skip("python3 missing: trust update over HTTP not tested")); return }
-        let trust = try Self.trustDirectory()
-        let served = trust.deletingLastPathComponent().appendingPathComponent("served-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let (trust, served) = try Self.trustAndServedDirectories()
         defer { try? FileManager.default.removeItem(at: trust); try? FileManager.default.removeItem(at: served) }
         // The newer list (a day old) no longer holds the specimen's CSCA, but another one.
         try Self.zip([("UW_ML_2026.ml", try Self.list(daysAgo: 1, containing: [try TrustReloadTests.otherCSCA()]))],
@@ -253,9 +259,7 @@ import HTTPTypes
     /// Each bad source is refused with its own code, and nothing of it reaches the trust directory.
     @Test func badSourcesAreRefusedAndNothingIsInstalled() async throws {
         guard Self.python3Available() else { #expect(Prerequisite.skip("python3 missing: trust update over HTTP not tested")); return }
-        let trust = try Self.trustDirectory()
-        let served = trust.deletingLastPathComponent().appendingPathComponent("served-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let (trust, served) = try Self.trustAndServedDirectories()
         defer { try? FileManager.default.removeItem(at: trust); try? FileManager.default.removeItem(at: served) }
         let other = try TrustReloadTests.otherCSCA()
         try Data(try Self.list(daysAgo: 20, containing: [other])).write(to: served.appendingPathComponent("older.ml"))
@@ -296,9 +300,7 @@ import HTTPTypes
     @Test(arguments: ["pkdMasterListContent;binary", "CscaMasterListData;binary"])
     func icaoLDIFInEitherSpellingIsInstalled(attribute: String) async throws {
         guard Self.python3Available() else { #expect(Prerequisite.skip("python3 missing: trust update over HTTP not tested")); return }
-        let trust = try Self.trustDirectory()
-        let served = trust.deletingLastPathComponent().appendingPathComponent("served-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let (trust, served) = try Self.trustAndServedDirectories()
         defer { try? FileManager.default.removeItem(at: trust); try? FileManager.default.removeItem(at: served) }
         let newer = try Self.list(daysAgo: 2, containing: [try TrustReloadTests.otherCSCA()])
         try Data(Self.ldif(newer, attribute: attribute).utf8).write(to: served.appendingPathComponent("icaopkd-002-ml.ldif"))
@@ -425,9 +427,7 @@ import HTTPTypes
     /// is refused (libcurl's verification stays on): nothing installed in each case.
     @Test func fetchesAreBoundedAndTLSIsVerified() async throws {
         guard Self.python3Available() else { #expect(Prerequisite.skip("python3 missing: trust update over HTTP not tested")); return }
-        let trust = try Self.trustDirectory()
-        let served = trust.deletingLastPathComponent().appendingPathComponent("served-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let (trust, served) = try Self.trustAndServedDirectories()
         defer { try? FileManager.default.removeItem(at: trust); try? FileManager.default.removeItem(at: served) }
         try Self.zip([("UW.ml", try Self.list(daysAgo: 1, containing: [try TrustReloadTests.otherCSCA()]))], to: served.appendingPathComponent("good.zip"))
         let before = try Self.snapshot(trust)

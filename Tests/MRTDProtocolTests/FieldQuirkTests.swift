@@ -46,17 +46,9 @@ import MRTDTranscript
     /// docs/field-quirks.md shows what each quirk ends with under each access mode: the statuses
     /// these scenarios assert (`aQuirkyChipReadsLikeAWellBehavedOneOrFailsSpecifically`).
     @Test func theCatalogueShowsEveryQuirkUnderEveryAccessModeAsTheScenariosRunIt() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let page = try String(contentsOf: repository.appendingPathComponent("docs/field-quirks.md"), encoding: .utf8)
-        let begin = "<!-- quirk-matrix -->\n", end = "<!-- /quirk-matrix -->"
-        let table = try #require(page.range(of: begin).flatMap { start in
-            page.range(of: end, range: start.upperBound..<page.endIndex).map { String(page[start.upperBound..<$0.lowerBound]) }
-        })
-        let expected = FieldQuirkScenario.matrixMarkdown(Self.scenarios)
-        if table != expected {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("quirk-matrix.md")
-            try? expected.write(to: file, atomically: true, encoding: .utf8)
-            Issue.record("docs/field-quirks.md's matrix differs from the scenarios' (theirs: \(file.path))")
+        if let mismatch = try GeneratedDocSection.mismatch(
+            page: "docs/field-quirks.md", section: "quirk-matrix", expected: FieldQuirkScenario.matrixMarkdown(Self.scenarios)) {
+            Issue.record("\(mismatch)")
         }
     }
 

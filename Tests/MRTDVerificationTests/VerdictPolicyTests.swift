@@ -1,23 +1,16 @@
 import Foundation
 import MRTDCore
+import MRTDTesting
 import MRTDVerification
 import Testing
 
 /// The one verdict policy (docs/verification.md, "The verdict"): the table the page shows is the
 /// policy's own, and each rule decides the status as it says.
 @Suite struct VerdictPolicyTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test func theVerificationPageShowsThePolicysOwnTable() throws {
-        let page = try String(contentsOf: Self.repository.appendingPathComponent("docs/verification.md"), encoding: .utf8)
-        let begin = "<!-- verdict-table -->\n", end = "<!-- /verdict-table -->"
-        let start = try #require(page.range(of: begin)), stop = try #require(page.range(of: end))
-        let shown = String(page[start.upperBound..<stop.lowerBound])
-        let table = VerdictPolicy.standard.markdownTable + "\n"
-        if shown != table {
-            let expected = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-table.md")
-            try? table.write(to: expected, atomically: true, encoding: .utf8)
-            Issue.record("docs/verification.md's verdict table differs from VerdictPolicy.standard (the policy's table: \(expected.path))")
+        if let mismatch = try GeneratedDocSection.mismatch(
+            page: "docs/verification.md", section: "verdict-table", expected: VerdictPolicy.standard.markdownTable + "\n") {
+            Issue.record("\(mismatch)")
         }
     }
 
