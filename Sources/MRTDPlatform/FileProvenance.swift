@@ -9,12 +9,31 @@ import Glibc
 /// /tmp excepted, where others cannot replace what they do not own) and not a group other than
 /// root's or this process's own. Anything else could have been planted or swapped by another
 /// local user, so it is refused, never loaded with a warning.
+///
+/// Trust lists may also belong to their writer, the package's trust-list updater
+/// (``trustListWriterName``, `systemd/mrtdd-trust-update.service`), which owns the trust directory
+/// it updates: callers reading trust lists pass ``trustListWriter()`` as `writer`.
 package enum FileProvenance {
-    /// Why a file or directory with these attributes may not be trusted, or nil.
-    package static func problem(owner: UInt32, group: UInt32, mode: UInt32, isDirectory: Bool) -> String? {
+    /// The system user that `mrtdd-trust-update.service` runs as (systemd/mrtdd.sysusers.conf).
+    /// Only root can create a user, so a user of this name is root's decision, not a file's claim.
+    package static let trustListWriterName = "mrtdd-trust"
+
+    /// The uid of ``trustListWriterName``, or nil when the system has no such user.
+    package static func trustListWriter() -> UInt32? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwnam_r(trustListWriterName, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return entry.pw_uid
+    }
+
+    /// Why a file or directory with these attributes may not be trusted, or nil. `writer`: one
+    /// more owner trusted besides root and this process's user.
+    package static func problem(owner: UInt32, group: UInt32, mode: UInt32, isDirectory: Bool, writer: UInt32? = nil) -> String? {
         let me = geteuid()
-        if owner != 0 && owner != me {
-            return "owned by uid \(owner), neither root nor this process's user (uid \(me))"
+        if owner != 0 && owner != me && owner != writer {
+            let also = writer.map { ", nor the trust-list writer \(trustListWriterName) (uid \($0))" } ?? ""
+            return "owned by uid \(owner), neither root nor this process's user (uid \(me))\(also)"
         }
         if mode & S_IWOTH != 0 && !(isDirectory && mode & S_ISVTX != 0 && owner == 0) {
             return "writable by every user (mode \(octal(mode & 0o7777)))"
@@ -26,10 +45,10 @@ package enum FileProvenance {
     }
 
     /// `problem(owner:group:mode:isDirectory:)` for a path, links followed; nil when it is fine.
-    package static func problem(ofPath path: String) -> String? {
+    package static func problem(ofPath path: String, writer: UInt32? = nil) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
-        return problem(owner: info.st_uid, group: info.st_gid, mode: info.st_mode, isDirectory: info.st_mode & S_IFMT == S_IFDIR)
+        return problem(owner: info.st_uid, group: info.st_gid, mode: info.st_mode, isDirectory: info.st_mode & S_IFMT == S_IFDIR, writer: writer)
     }
 
     /// The real path of `path`, links resolved; a link that dangles or loops is an error that says so.
@@ -46,11 +65,12 @@ package enum FileProvenance {
     /// The bytes of a file the process is about to trust: `path` resolved (a dangling or looping
     /// link is an error), the target opened without following links, checked on the open
     /// descriptor (a regular file, of trusted provenance, in a directory of trusted provenance, at
-    /// most `limit` bytes), then read. Nothing of a file over the limit is read.
-    package static func read(_ path: String, limit: Int) throws(FileContents.Failure) -> [UInt8] {
+    /// most `limit` bytes), then read. Nothing of a file over the limit is read. `writer`: as for
+    /// ``problem(owner:group:mode:isDirectory:writer:)``.
+    package static func read(_ path: String, limit: Int, writer: UInt32? = nil) throws(FileContents.Failure) -> [UInt8] {
         let real = try resolve(path)
         let parent = PathString.parent(real)
-        if let problem = problem(ofPath: parent) {
+        if let problem = problem(ofPath: parent, writer: writer) {
             throw FileContents.Failure(path: path, reason: "its directory \(parent) is \(problem)")
         }
         let fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -59,7 +79,7 @@ package enum FileProvenance {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileContents.Failure(path: path, reason: String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw FileContents.Failure(path: path, reason: "not a regular file") }
-        if let problem = problem(owner: info.st_uid, group: info.st_gid, mode: info.st_mode, isDirectory: false) {
+        if let problem = problem(owner: info.st_uid, group: info.st_gid, mode: info.st_mode, isDirectory: false, writer: writer) {
             throw FileContents.Failure(path: path, reason: real == path ? problem : "\(real) is \(problem)")
         }
         guard Int(info.st_size) <= limit else {

@@ -30,11 +30,17 @@ extension TrustStore {
     /// Files named `README*`, `*.md`, `*.txt`, `.gitkeep`, hidden files and private keys are skipped.
     ///
     /// Only material no other user can have planted is read (``FileProvenance``): a directory, a
-    /// file, or a link's target (and the directory holding it) owned by another non-root user or
-    /// writable by others is rejected, and so is a link that dangles or loops. No file larger than
+    /// file, or a link's target (and the directory holding it) owned by another non-root user (the
+    /// trust-list updater `mrtdd-trust` excepted, when the system has that user) or writable by
+    /// others is rejected, and so is a link that dangles or loops. No file larger than
     /// `limits.fileBytes` is read, nor more than `limits.totalBytes` in all (issue 31, items 4 and 10):
     /// each is a rejection, so a reload keeps the running store.
     public static func load(paths: [String], at date: Date = Date(), limits: LoadLimits = .standard) -> TrustStore {
+        load(paths: paths, at: date, limits: limits, writer: FileProvenance.trustListWriter())
+    }
+
+    /// ``load(paths:at:limits:)`` with the trust-list writer's uid given (nil: none).
+    package static func load(paths: [String], at date: Date = Date(), limits: LoadLimits = .standard, writer: UInt32?) -> TrustStore {
         let start = ContinuousClock.now
         var store = TrustStore()
         var pendingMasterLists: [(bytes: [UInt8], path: String, test: Bool)] = []
@@ -44,9 +50,9 @@ extension TrustStore {
                 store.report.rejected.append(.init(path: path, reason: "no such file or directory"))
                 continue
             }
-            for file in files(at: path, rejected: &store.report.rejected) {
+            for file in files(at: path, writer: writer, rejected: &store.report.rejected) {
                 let bytes: [UInt8]
-                do { bytes = try FileProvenance.read(file, limit: limits.fileBytes) } catch {
+                do { bytes = try FileProvenance.read(file, limit: limits.fileBytes, writer: writer) } catch {
                     store.report.rejected.append(.init(path: file, reason: error.reason))
                     continue
                 }
@@ -342,7 +348,7 @@ extension TrustStore {
 
     /// Regular files under `path` (itself when it is a file), sorted, skipping documentation,
     /// hidden files and private keys.
-    static func files(at path: String, rejected: inout [TrustStoreReport.Rejection]) -> [String] {
+    static func files(at path: String, writer: UInt32?, rejected: inout [TrustStoreReport.Rejection]) -> [String] {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return [path] }  // the read says why
         var out: [String] = []
@@ -351,7 +357,7 @@ extension TrustStore {
         while let directory = directories.popLast() {
             // A directory reached twice (through a link) is searched once.
             guard let real = try? FileProvenance.resolve(directory), visited.insert(real).inserted else { continue }
-            if let problem = FileProvenance.problem(ofPath: real) {
+            if let problem = FileProvenance.problem(ofPath: real, writer: writer) {
                 rejected.append(.init(path: directory, reason: "directory \(problem): nothing in it is loaded"))
                 continue
             }

@@ -243,7 +243,7 @@ public enum TrustUpdate {
         let relativePath = "deviationlists/\(fileName(country)).dvl"
         var installed: Date?
         if let installedDirectory,
-           let bytes = try? FileProvenance.read(PathString.join(installedDirectory, relativePath), limit: 64 << 20),
+           let bytes = try? FileProvenance.read(PathString.join(installedDirectory, relativePath), limit: 64 << 20, writer: FileProvenance.trustListWriter()),
            store.verifyDeviationList(bytes, source: relativePath, at: date).list != nil {
             installed = signingTime(bytes)
         }
@@ -307,7 +307,7 @@ public struct TrustUpdateState: Codable, Sendable, Equatable {
 
     /// The state of `directory`, empty when there is none or it does not decode.
     public static func load(directory: String) -> TrustUpdateState {
-        guard let bytes = try? FileProvenance.read(PathString.join(directory, fileName), limit: 1 << 20),
+        guard let bytes = try? FileProvenance.read(PathString.join(directory, fileName), limit: 1 << 20, writer: FileProvenance.trustListWriter()),
               let state = try? JSONDecoder().decode(TrustUpdateState.self, from: Data(bytes)) else { return TrustUpdateState() }
         return state
     }

@@ -79,7 +79,8 @@ struct TrustInstaller {
             close(fd)
             throw Failure(description: "\(shown): \(String(cString: strerror(errno)))")
         }
-        if let problem = FileProvenance.problem(owner: info.st_uid, group: info.st_gid, mode: info.st_mode, isDirectory: true) {
+        if let problem = FileProvenance.problem(owner: info.st_uid, group: info.st_gid, mode: info.st_mode, isDirectory: true,
+                                                writer: FileProvenance.trustListWriter()) {
             close(fd)
             throw Failure(description: "\(shown): \(problem)")
         }

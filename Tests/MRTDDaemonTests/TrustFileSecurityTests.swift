@@ -150,6 +150,35 @@ import MRTDClient
         #expect(!store.report.errors.isEmpty, "a reload would keep the running store")
     }
 
+    /// The trust-list updater's files: a trust directory owned by the updater's uid (as
+    /// mrtdd-trust-update.service leaves /etc/mrtdd/trust) loads when that uid is the system's
+    /// trust-list writer, and is refused whole for any other uid. The writer's rule goes no
+    /// further: a directory it owns that others can write is still refused.
+    @Test func theTrustListWritersDirectoryLoadsAndNoOtherUsersDoes() throws {
+        guard Self.isRoot() else { return }
+        let writer = Self.other
+        let updated = try Self.directory("updated", owner: writer)
+        let open = try Self.directory("updated-open", mode: 0o777, owner: writer)
+        defer { for url in [updated, open] { try? FileManager.default.removeItem(at: url) } }
+        let csca = try TrustReloadTests.otherCSCA()
+        try Self.write(csca, to: updated.appendingPathComponent("csca.der"), owner: writer)
+        try Self.write(csca, to: open.appendingPathComponent("csca.der"), owner: writer)
+
+        let asWriter = TrustStore.load(paths: [updated.path], writer: writer)
+        #expect(asWriter.anchors.count == 1 && asWriter.report.rejected.isEmpty, "\(asWriter.report.rejected)")
+        let asAnother = TrustStore.load(paths: [updated.path], writer: Self.victim)
+        #expect(asAnother.anchors.isEmpty)
+        #expect(asAnother.report.rejected.first?.reason.contains("owned by uid \(writer)") == true, "\(asAnother.report.rejected)")
+        let noWriter = TrustStore.load(paths: [updated.path], writer: nil)
+        #expect(noWriter.anchors.isEmpty)
+        let openToAll = TrustStore.load(paths: [open.path], writer: writer)
+        #expect(openToAll.anchors.isEmpty)
+        #expect(openToAll.report.rejected.first?.reason.contains("writable by every user") == true, "\(openToAll.report.rejected)")
+        // The name is the package's, looked up: a system without the user trusts no one more.
+        #expect(FileProvenance.trustListWriterName == "mrtdd-trust")
+        #expect(FileProvenance.trustListWriter() == (getpwnam("mrtdd-trust").map { $0.pointee.pw_uid }))
+    }
+
     /// Terminal credentials: a 0777 terminal directory is refused whole; a key owned by another
     /// uid is not used (named in the warnings). Before: both loaded.
     @Test func terminalDirectoriesAndKeysOthersCouldWriteAreRefused() throws {
