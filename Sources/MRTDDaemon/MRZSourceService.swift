@@ -54,7 +54,12 @@ struct MRZSourceService: Service, CustomStringConvertible {
         let pairing = self.pairing
         await withGracefulShutdownHandler {
             for await (source, frame) in frames {
-                await pairing.handle(frame, source: source.label, reader: source.reader)
+                // Each frame in a task of its own: the async frames that decoded and checked its MRZ
+                // live in that task's memory, freed (and so overwritten) when it ends. This
+                // service's task lasts as long as the daemon and kept them until the next scan.
+                await withDiscardingTaskGroup { group in
+                    group.addTask { await pairing.handle(frame, source: source.label, reader: source.reader) }
+                }
             }
         } onGracefulShutdown: {
             stop.set()

@@ -149,12 +149,14 @@ import MRTDClient
         return count
     }
 
-    /// Three reads with an MRZ key the chip does not have and one with a CAN, then past their
-    /// retention: the daemon's memory holds no copy of the document number, the birth date or the
+    /// Three reads with an MRZ key the chip does not have and one with a CAN, and one scan of
+    /// another MRZ from a serial scanner (a pty), then past their retention: the daemon's memory
+    /// holds no copy of the document numbers, the birth dates, the scanned holder's name or the
     /// CAN, with glibc's thread cache off as systemd/mrtdd.service runs it. Without the tunable the
     /// start log warns that the cache escapes the overwrite, and the copies left are the few blocks
     /// that cache holds (1-2 measured; glibc keeps at most 7 of a size per thread, hence the bound).
-    /// Before: 15-21 copies of each, 4 s after the reads.
+    /// Before: 15-21 copies of each, 4 s after the reads; and 17 of the scan's, kept until the next
+    /// scan, in the frames the long-lived scanner task had left.
     @Test(arguments: [true, false])
     func accessKeysAreGoneFromTheDaemonsMemoryOnceTheirJobsArePurged(asTheUnitRunsIt: Bool) async throws {
         guard getuid() == 0 else {
@@ -166,9 +168,10 @@ import MRTDClient
         let socket = directory.appendingPathComponent("mrtdd.sock").path
         let config = directory.appendingPathComponent("mrtdd.conf")
         try "socket-group =\nresult-retention = 1s\n".write(to: config, atomically: true, encoding: .utf8)
+        let pty = try PseudoTerminalPair(link: directory.appendingPathComponent("scanner").path)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try DaemonProcessTests.executable("mrtdd"))
-        process.arguments = ["--config", config.path, "--simulate", "--socket", socket]
+        process.arguments = ["--config", config.path, "--simulate", "--socket", socket, "--mrz-source", "serial:\(pty.link),framing=desko"]
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "GLIBC_TUNABLES")
         environment.removeValue(forKey: "MALLOC_PERTURB_")
@@ -194,6 +197,18 @@ import MRTDClient
             let answer = try await client.send(.post, "/v1/reads?wait=true", json: Array(body.utf8))
             ids.append(try JSONDecoder().decode(ReadJobView.self, from: Data(answer.body)).id)
         }
+        // A scan: another holder, another document (the chip refuses its key), check digits right.
+        let (scannedNumber, scannedBirth, scannedName) = ("Q7R8S6T5U", "830917", "QXZWVKJHOLDER")
+        let scanned = Self.td3(name: scannedName, number: scannedNumber, birth: scannedBirth, expiry: "310730")
+        try await waitUntil("the MRZ source is open") { (try? String(contentsOf: log, encoding: .utf8))?.contains("MRZ source open") == true }
+        pty.write([0x02] + Array(scanned.map { $0 + "\r" }.joined().utf8) + [0x03])
+        let scanJob = try await eventually("the scan's read job") { () -> String? in
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            guard let line = text.split(separator: "\n").first(where: { $0.contains("MRZ captured") }),
+                  let range = line.range(of: "job=") else { return nil }
+            return String(line[range.upperBound...].prefix { !$0.isWhitespace })
+        }
+        ids.append(scanJob)
         // Purged: every job answers 404, then one sweep period more.
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
@@ -204,7 +219,7 @@ import MRTDClient
         }
         try await Task.sleep(for: .milliseconds(500))
         let pid = process.processIdentifier
-        for secret in [number, birth, can] {
+        for secret in [number, birth, can, scannedNumber, scannedBirth, scannedName] {
             let copies = try await offPool { try Self.occurrences(of: secret, inProcess: pid) }
             if asTheUnitRunsIt {
                 #expect(copies == 0, "\(copies) copies of an access key field left in mrtdd's memory")
@@ -215,6 +230,16 @@ import MRTDClient
         }
         process.terminate()
         #expect(try await DaemonProcessTests.waitForExit(process) == 0)
+    }
+
+    /// A TD3 MRZ with every check digit right.
+    static func td3(name: String, number: String, birth: String, expiry: String) -> [String] {
+        func cd(_ s: String) -> String { MRZ.checkDigit(s).map(String.init) ?? "<" }
+        func padded(_ s: String, _ n: Int) -> String { s + String(repeating: "<", count: n - s.count) }
+        let optional = padded("", 14)
+        let second = number + cd(number) + "UTO" + birth + cd(birth) + "F" + expiry + cd(expiry) + optional + cd(optional)
+        let composite = number + cd(number) + birth + cd(birth) + expiry + cd(expiry) + optional + cd(optional)
+        return [padded("P<UTO" + name + "<<ANNA", 44), second + cd(composite)]
     }
 
     // MARK: Item 14: no core dumps
