@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Every Swift target: a dependency leak fails to compile (issue 17).
+// Every Swift target: a dependency leak fails to compile.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("ExistentialAny"),
@@ -33,7 +33,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
-        // No default traits: FullFoundation would link ICU into mrtdd (issue 14, footprint).
+        // No default traits: FullFoundation would link ICU into mrtdd.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Already resolved for Hummingbird; MRTDClient names it directly (HTTP methods) without the server.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -66,7 +66,7 @@ let package = Package(
         // What Swift's Glibc module leaves out: posix_spawn_file_actions_addclosefrom_np (ChildProcess),
         // mallopt and malloc_trim (Heap).
         .target(name: "CLibcShims", path: "Sources/CLibcShims"),
-        // The OS runtime the other modules share (issue 30): threads for blocking calls, child
+        // The OS runtime the other modules share: threads for blocking calls, child
         // processes, glibc's heap settings, bounded file reads and their provenance, paths, locks, the
         // String helpers FoundationEssentials lacks. The only importer of CLibcShims.
         .target(name: "MRTDPlatform", dependencies: ["CLibcShims"], swiftSettings: strict),
@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "MRTDTranscript",
             dependencies: ["MRTDCore", "MRTDCrypto", "MRTDProtocol"], swiftSettings: strict),
-        // The virtual chip's own cryptography (issue 33): secure messaging, key derivation, BAC, PACE
+        // The virtual chip's own cryptography: secure messaging, key derivation, BAC, PACE
         // (mappings, tokens, CAM), Chip Authentication key agreement and Active Authentication
         // signing, on OpenSSL directly. Never MRTDCore, MRTDCrypto or MRTDProtocol (scripts/check-deps):
         // the chip side must not share the reader's crypto code, or a bug on both sides passes.
@@ -124,7 +124,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
-        // MRZ scanners (issue 28): the framings of serial, hidraw and keyboard-wedge scanners and the
+        // MRZ scanners: the framings of serial, hidraw and keyboard-wedge scanners and the
         // check-digit validation with OCR-slip correction. Pure: no I/O (the daemon's sources read the devices).
         .target(name: "MRTDScanners", dependencies: ["MRTDCore"], swiftSettings: strict),
         // TEST-ONLY below: scripts/check-deps fails when a product target (mrtdd, mrtdctl and all they
@@ -132,8 +132,7 @@ let package = Package(
         // posix_openpt for the PN532 emulator (XSI functions the Glibc module leaves out).
         .target(name: "CPseudoTerminal", path: "Sources/CPseudoTerminal"),
         // pcscd/vpcd and PN532 harnesses, SoftHSM, the fixed TEST-ONLY keys of certs/test and
-        // certs/test-eac, passive-authentication fixture builders; re-exports MRTDSimulation and
-        // MRTDTranscript for the tests.
+        // certs/test-eac, passive-authentication fixture builders.
         .target(
             name: "MRTDTesting",
             dependencies: [
@@ -158,13 +157,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ], swiftSettings: strict),
         .executableTarget(
             name: "mrtdd",
             dependencies: [
                 "MRTDDaemon", "MRTDClient", "MRTDReaders", "MRTDSimulation", "MRTDProtocol", "MRTDVerification",
-                "MRTDCore", "MRTDPlatform",
+                "MRTDCore", "MRTDPlatform", "MRTDCrypto", "MRTDTranscript",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
         // The client and direct reader: never the daemon module (scripts/check-deps).
         .executableTarget(
@@ -181,6 +182,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ], swiftSettings: strict),
 
         .testTarget(name: "MRTDPlatformTests", dependencies: ["MRTDPlatform"], swiftSettings: strict),
@@ -201,13 +203,15 @@ let package = Package(
                 "MRTDDaemon", "MRTDTesting", "MRTDReaders", "MRTDProtocol", "MRTDCore", "MRTDPlatform", "MRTDVerification",
                 .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: strict),
-        // BSI TR-03105 Part 5.1, one test per case ID (issue 27); scripts/conformance writes the matrix.
+        // BSI TR-03105 Part 5.1, one test per case ID; scripts/conformance writes the matrix.
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
                 "MRTDCore", "MRTDCrypto", "MRTDProtocol", "MRTDSimulation", "MRTDTranscript", "MRTDVerification", "MRTDTesting",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ], swiftSettings: strict),
+            ],
+            // The per-unit notes scripts/conformance merges into the matrix: read from the tree, not resources.
+            exclude: ["notes"], swiftSettings: strict),
         .testTarget(
             name: "MRTDTestingTests", dependencies: ["MRTDTesting", "MRTDCore", "MRTDCrypto", "MRTDReaders", .product(name: "SwiftASN1", package: "swift-asn1")],
             swiftSettings: strict),

@@ -2,7 +2,7 @@ internal import CLibCrypto
 
 /// The few OpenSSL calls every chip primitive shares: one-shot block cipher runs and digests.
 /// Written for the chip side only (no product crypto type is involved), so that the virtual chip and
-/// the reader compute secure messaging, keys and mappings with code of their own (issue 33).
+/// the reader compute secure messaging, keys and mappings with code of their own.
 enum ChipOpenSSL {
     /// Fails with the call's name when an OpenSSL call returned anything but 1.
     static func check(_ result: Int32, _ call: String) throws(ChipCryptoError) {

@@ -233,7 +233,7 @@ public struct HealthView: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/mrz`: an MRZ read by the client's own OCR (issue 28). The read it starts is the
+/// `POST /v1/mrz`: an MRZ read by the client's own OCR. The read it starts is the
 /// caller's, bound to `reader` (any reader when absent) and waiting for the card up to the daemon's
 /// pairing window.
 public struct MRZPushRequest: Codable, Sendable, Equatable {

@@ -172,7 +172,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case trustUpdateNotYetValid
     /// A plain `http://` source without a pin: anyone on the path could answer it.
     case trustUpdateInsecureSource
-    // MARK: MRZ capture (scanners, `POST /v1/mrz`; issue 28)
+    // MARK: MRZ capture (scanners, `POST /v1/mrz`)
     /// The scanned or pushed text is not an MRZ (length, line layout, characters).
     case mrzUnreadable
     /// A check digit of the scanned MRZ is wrong and no single OCR correction fixes it.

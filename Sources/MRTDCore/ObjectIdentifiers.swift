@@ -1,6 +1,6 @@
 public import SwiftASN1
 
-// `ASN1ObjectIdentifier` (swift-asn1) is the one OID type of the product (issue 30): the protocol OIDs
+// `ASN1ObjectIdentifier` (swift-asn1) is the one OID type of the product: the protocol OIDs
 // are typed constants (`SecurityProtocolOID`, `LDSSecurityObject.oid`, `DigestAlgorithm.oid`, ...),
 // never dotted strings or tables of encoded bytes. These helpers cover what OID families need.
 extension ASN1ObjectIdentifier {

@@ -1,4 +1,4 @@
-/// The data groups of a read that are parsed into the result, parsed once (issue 30): DG1, DG2 and
+/// The data groups of a read that are parsed into the result, parsed once: DG1, DG2 and
 /// DG3-DG16 (`LDSContents`). `ReadResult.assemble` builds the result from them, the inspection
 /// checks judge DG1's and DG2's structure by them, and the daemon and `mrtdctl read --face/--images`
 /// take the images from them: nothing parses DG2 a second time.

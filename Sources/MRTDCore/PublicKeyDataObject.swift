@@ -8,7 +8,7 @@ public enum PublicKeyDataObject {
     ///
     /// - Parameter publicKey: the key as exchanged (encoded point, or DH value). The DH value y goes
     ///   in as an unsigned integer with the minimal number of octets (§9.4.1), whatever leading
-    ///   zeros it came with (issue 32).
+    ///   zeros it came with.
     public static func encode(protocolOID: ASN1ObjectIdentifier, keyAgreement: KeyAgreementAlgorithm,
                               publicKey: [UInt8]) throws -> [UInt8] {
         var serializer = DER.Serializer()

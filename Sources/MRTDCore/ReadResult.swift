@@ -272,7 +272,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
         /// EAC Terminal Authentication; absent when no terminal credentials were configured.
         public var terminalAuthentication: TerminalAuthenticationCheck?
         /// DG1 as read from the chip against the MRZ a scanner read (TR-03135): `passed` or `failed`;
-        /// present only on reads started from a scanned or pushed MRZ (issue 28, docs/kiosk.md).
+        /// present only on reads started from a scanned or pushed MRZ (docs/kiosk.md).
         public var mrzMatch: Check?
         /// EF.ATR/INFO's structure (Doc 9303-10 §3.11, ISO/IEC 7816-4 §12.7.1): `passed` when it was
         /// read and parses, `failed` (`extendedLengthInfoMalformed`, `atrInfoUnknownObject`,

@@ -106,7 +106,7 @@ public final class DHGroup: KeyAgreementGroup, Sendable {
     public func publicKey(privateKey: [UInt8], generator: [UInt8]) throws -> [UInt8] {
         try state.withLockInScope { s, _ in
             let base = try s.element(generator)
-            // An unsigned integer, minimal (Doc 9303-11 §9.4.1): not padded to the length of p (issue 32).
+            // An unsigned integer, minimal (Doc 9303-11 §9.4.1): not padded to the length of p.
             return try s.power(base, secret: privateKey).bytes()
         }
     }

@@ -124,7 +124,7 @@ public struct PKCS11Key: Sendable, CustomStringConvertible {
     }
 
     private func signBlocking(mechanism: UInt, pss: (UInt, UInt, UInt), data: [UInt8]) -> Result<[UInt8], CryptoError> {
-        // The module is dlopen'ed into this process: root's own files only (issue 31, item 10).
+        // The module is dlopen'ed into this process: root's own files only.
         if let problem = FileProvenance.problemLoadingCode(modulePath) {
             return .failure(.unsupported("PKCS #11: module-path \(modulePath) \(problem)"))
         }

@@ -190,6 +190,6 @@ public enum APIRequestDecoding {
 
     /// Whether a path names a resource (so a 404 from routing means the method is wrong).
     public static func isKnownPath(_ path: String) -> Bool {
-        ErrorMiddleware.isKnownPath(path)
+        APIRoutes.allowedMethods(path) != nil
     }
 }

@@ -25,29 +25,68 @@ struct APIRoutes: Sendable {
     let faceConverter: FaceConverter
     let connections: @Sendable () -> Int
 
+    /// One route of the API (docs/openapi.yaml). The list below is the only one: the router is
+    /// built from it, and so is the `Allow` of a 405 (``allowedMethods(_:)``).
+    struct Route: Sendable {
+        let method: HTTPRequest.Method
+        /// `/`-separated; a segment `:name` is a parameter matching any one segment.
+        let path: String
+        let handler: @Sendable (APIRoutes, Request, DaemonRequestContext) async throws -> Response
+
+        init(_ method: HTTPRequest.Method, _ path: String,
+             _ handler: @escaping @Sendable (APIRoutes, Request, DaemonRequestContext) async throws -> Response) {
+            self.method = method
+            self.path = path
+            self.handler = handler
+        }
+
+        func matches(_ segments: [Substring]) -> Bool {
+            let pattern = path.split(separator: "/", omittingEmptySubsequences: true)
+            return pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+        }
+    }
+
+    /// Every route, by resource.
+    static let routes: [Route] = [
+        Route(.get, "/v1/health") { api, _, _ in try await api.health() },
+        Route(.get, "/v1/readers") { api, _, _ in
+            try json(ReadersView(readers: await api.scheduler.readers().map(ReaderView.init)))
+        },
+        Route(.post, "/v1/reads") { api, request, context in try await api.createRead(request, context) },
+        Route(.get, "/v1/reads/:id") { api, _, context in
+            try json(ReadJobView(try await api.scheduler.snapshot(id: try id(context), peer: context.peer)))
+        },
+        Route(.delete, "/v1/reads/:id") { api, _, context in
+            if let job = try await api.scheduler.cancel(id: try id(context), peer: context.peer) {
+                return try json(ReadJobView(job))
+            }
+            return Response(status: .noContent)
+        },
+        Route(.get, "/v1/reads/:id/face") { api, request, context in try await api.face(request, context) },
+        Route(.get, "/v1/reads/:id/images/:name") { api, _, context in try await api.image(context) },
+        Route(.get, "/v1/reads/:id/evidence") { api, request, context in try await api.evidence(request, context) },
+        Route(.post, "/v1/mrz") { api, request, context in try await api.pushMRZ(request, context) },
+        Route(.get, "/v1/events") { api, request, context in try api.eventStream(request, context) },
+        Route(.get, "/metrics") { api, _, _ in await api.prometheus() },
+    ]
+
+    /// The methods of the routes at `path`, as a 405's `Allow` lists them (RFC 9110 §15.5.6); nil
+    /// when no route has that path, so a 404 from routing means no such resource.
+    static func allowedMethods(_ path: String) -> String? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var methods: [String] = []
+        for route in routes where route.matches(segments) && !methods.contains(route.method.rawValue) {
+            methods.append(route.method.rawValue)
+        }
+        return methods.isEmpty ? nil : methods.joined(separator: ", ")
+    }
+
     func router() -> Router<DaemonRequestContext> {
         let router = Router(context: DaemonRequestContext.self)
         router.add(middleware: ErrorMiddleware(metrics: metrics))
-        router.get("/v1/health") { _, _ in try await self.health() }
-        router.get("/v1/readers") { _, _ in
-            try Self.json(ReadersView(readers: await self.scheduler.readers().map(ReaderView.init)))
+        for route in Self.routes {
+            router.on(RouterPath(route.path), method: route.method) { request, context in try await route.handler(self, request, context) }
         }
-        router.post("/v1/reads") { request, context in try await self.createRead(request, context) }
-        router.post("/v1/mrz") { request, context in try await self.pushMRZ(request, context) }
-        router.get("/v1/reads/:id") { _, context in
-            try Self.json(ReadJobView(try await self.scheduler.snapshot(id: try Self.id(context), peer: context.peer)))
-        }
-        router.delete("/v1/reads/:id") { _, context in
-            if let job = try await self.scheduler.cancel(id: try Self.id(context), peer: context.peer) {
-                return try Self.json(ReadJobView(job))
-            }
-            return Response(status: .noContent)
-        }
-        router.get("/v1/reads/:id/face") { request, context in try await self.face(request, context) }
-        router.get("/v1/reads/:id/images/:name") { _, context in try await self.image(context) }
-        router.get("/v1/reads/:id/evidence") { request, context in try await self.evidence(request, context) }
-        router.get("/v1/events") { request, context in try self.eventStream(request, context) }
-        router.get("/metrics") { _, _ in await self.prometheus() }
         return router
     }
 
@@ -108,7 +147,7 @@ struct APIRoutes: Sendable {
     }
 
     /// `POST /v1/mrz`: an MRZ from the client's own OCR, checked as a scanner's is (check digits, one
-    /// look-alike correction), then a read job of the caller's waiting for the card (issue 28).
+    /// look-alike correction), then a read job of the caller's waiting for the card.
     func pushMRZ(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
         let peer = try Self.peer(context)
         var bytes = try await jsonBody(request)
@@ -263,7 +302,7 @@ struct ErrorMiddleware: RouterMiddleware {
             // A broken body (chunk sizes, short body, transfer encoding) is the client's error.
             error = .malformedBody
         } catch let http as HTTPError {
-            error = http.status == .notFound && Self.isKnownPath(request.uri.path) ? .methodNotAllowed : APIError.from(http)
+            error = http.status == .notFound && APIRoutes.allowedMethods(request.uri.path) != nil ? .methodNotAllowed : APIError.from(http)
         } catch let other {
             context.logger.error("request failed", metadata: ["error.type": "\(type(of: other))"])
             error = APIError.internalError
@@ -276,30 +315,12 @@ struct ErrorMiddleware: RouterMiddleware {
         }
         var response = error.response(instance: request.uri.path)
         // RFC 9110 §15.5.6: a 405 lists the methods the resource supports.
-        if error.status == .methodNotAllowed, let allowed = Self.allowedMethods(request.uri.path) {
+        if error.status == .methodNotAllowed, let allowed = APIRoutes.allowedMethods(request.uri.path) {
             response.headers[.allow] = allowed
         }
         return response
     }
 
-    /// Whether a path names a resource (so a 404 from routing means the method is wrong).
-    static func isKnownPath(_ path: String) -> Bool {
-        allowedMethods(path) != nil
-    }
-
-    /// The methods docs/openapi.yaml lists for a path (the `Allow` of a 405), nil for no resource.
-    static func allowedMethods(_ path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        switch parts.count {
-        case 1 where parts[0] == "metrics": return "GET"
-        case 2 where parts[0] == "v1" && (parts[1] == "reads" || parts[1] == "mrz"): return "POST"
-        case 2 where parts[0] == "v1" && ["health", "readers", "events"].contains(String(parts[1])): return "GET"
-        case 3 where parts[0] == "v1" && parts[1] == "reads": return "GET, DELETE"
-        case 4 where parts[0] == "v1" && parts[1] == "reads" && (parts[3] == "face" || parts[3] == "evidence"): return "GET"
-        case 5 where parts[0] == "v1" && parts[1] == "reads" && parts[3] == "images": return "GET"
-        default: return nil
-        }
-    }
 }
 
 

@@ -291,7 +291,7 @@ public final class APIServer: Service, CustomStringConvertible, Sendable {
                 try? await done.futureResult.get()
             }
         }
-        if let socket = bound.withLock { $0 } {
+        if let socket = bound.withLock({ $0 }) {
             // Only the socket this process created, if it is still there: a daemon started later on
             // the same path (after this one's was removed) keeps its socket.
             if Self.identity(of: socket.path) == socket.identity {

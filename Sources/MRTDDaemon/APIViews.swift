@@ -8,7 +8,7 @@ enum APIPaths {
     static func read(_ id: String) -> String { "/v1/reads/\(id)" }
 }
 
-// The wire views of the scheduler's domain snapshots (issue 30): paths and date strings are made
+// The wire views of the scheduler's domain snapshots: paths and date strings are made
 // here, in the API layer, never in the scheduler.
 
 extension ReadJobView {

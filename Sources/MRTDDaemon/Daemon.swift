@@ -27,7 +27,7 @@ public final class Daemon: Sendable {
     public let metrics: DaemonMetrics
     public let scheduler: ReadScheduler
     public let server: APIServer
-    /// Turns scanned and pushed MRZs into reads (issue 28).
+    /// Turns scanned and pushed MRZs into reads.
     public let pairing: MRZPairing
     /// Where session transcripts go, when `record-directory` is set.
     public let transcripts: TranscriptDirectory?

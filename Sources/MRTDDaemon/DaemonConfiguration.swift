@@ -1,8 +1,8 @@
 import FoundationEssentials
 public import Logging
 public import MRTDVerification
-public import MRTDReaders
-public import MRTDProtocol
+import MRTDReaders
+import MRTDProtocol
 public import MRTDCore
 import MRTDPlatform
 import MRTDClient
@@ -69,7 +69,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// EAC terminal credentials (`NAME.cvcert` with `NAME.pkcs8` / `NAME.pkcs11`, docs/authentication.md):
     /// with them, reads asking for DG3 / DG4 run Terminal Authentication. Unset: those groups stay skipped.
     public var terminalDirectory: String?
-    /// MRZ scanners (issue 28, docs/kiosk.md): `mrz-source = KIND:DEVICE[,option=value...]` lines and
+    /// MRZ scanners (docs/kiosk.md): `mrz-source = KIND:DEVICE[,option=value...]` lines and
     /// `[mrz-source]` sections, in order.
     public var mrzSources: [MRZSourceConfiguration] = []
     /// How long a scanned MRZ waits for its card (`mrz-window`; either order: a card already present is read at once).
@@ -201,7 +201,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Settings of earlier versions whose mechanism is gone: accepted and ignored, so that an edited
     /// configuration file does not stop the daemon after an upgrade; the start log warns of each.
     public static let retiredKeys = [
-        "release-code-pages": "the release of code mappings was removed (issue 30: it bought an idle-RSS figure, not memory an operator gets back)",
+        "release-code-pages": "the release of code mappings was removed (it bought an idle-RSS figure, not memory an operator gets back)",
     ]
 
     /// The retired settings the configuration named (``retiredKeys``), in order.

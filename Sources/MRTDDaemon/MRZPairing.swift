@@ -5,7 +5,7 @@ import MRTDCore
 public import MRTDScanners
 import MRTDProtocol
 
-/// Turns captured MRZs into reads (issue 28): the check digits are verified (one look-alike slip
+/// Turns captured MRZs into reads: the check digits are verified (one look-alike slip
 /// corrected, docs/kiosk.md) before any chip sees a key; an MRZ that passes becomes a read job bound
 /// to the source's reader (or any reader) that waits for the card up to the pairing window, so MRZ
 /// and card pair in either order. A newer MRZ for the same reader supersedes a job still waiting:

@@ -3,7 +3,7 @@ import MRTDCore
 public import MRTDScanners
 import MRTDPlatform
 
-/// One MRZ scanner the daemon reads (issue 28, docs/kiosk.md): `KIND:DEVICE[,option=value...]` on the
+/// One MRZ scanner the daemon reads (docs/kiosk.md): `KIND:DEVICE[,option=value...]` on the
 /// command line (`--mrz-source`) and in `mrtdd.conf` (`mrz-source = …`, or a `[mrz-source]` section
 /// with one key per option).
 public struct MRZSourceConfiguration: Sendable, Equatable, CustomStringConvertible {

@@ -16,7 +16,7 @@ public final class DaemonMetrics: Sendable {
         var connectionsRefused = 0
         var transcriptsWritten = 0
         var transcriptsFailed = 0
-        /// Scanned or pushed MRZs (issue 28): captured, corrected (captured with a look-alike fixed),
+        /// Scanned or pushed MRZs: captured, corrected (captured with a look-alike fixed),
         /// rejected (no read started), line errors. Counts only, never content.
         var mrzByOutcome: [String: Int] = [:]
     }

@@ -3,7 +3,7 @@ public import MRTDCore
 public import MRTDProtocol
 public import MRTDVerification
 import MRTDReaders
-public import MRTDTranscript
+import MRTDTranscript
 import Synchronization
 public import MRTDClient
 

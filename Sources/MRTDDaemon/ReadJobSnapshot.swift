@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import MRTDCore
 public import MRTDClient
 
-/// A read job as the scheduler holds it at one moment (issue 30): ids, state, times as `Date`s,
+/// A read job as the scheduler holds it at one moment: ids, state, times as `Date`s,
 /// progress, failure and result. It knows no HTTP: the API layer (`APIViews`) alone turns it into
 /// `ReadJobView`, with its path and date strings.
 public struct ReadJobSnapshot: Sendable, Equatable {

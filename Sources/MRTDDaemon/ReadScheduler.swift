@@ -4,7 +4,7 @@ import MRTDCore
 import MRTDProtocol
 public import MRTDReaders
 import MRTDPlatform
-public import MRTDClient
+import MRTDClient
 
 /// Owns readers and read jobs: one chip session per reader at a time, readers in parallel, jobs in
 /// arrival order. A job waits for a card; a card already on a free reader is read at once. Finished
@@ -83,7 +83,7 @@ public actor ReadScheduler {
     /// all jobs rather than one per job: a `clock.sleep` cancelled early keeps its timer, and what
     /// it holds, until the original deadline, so a per-job timer cancelled when the read finished
     /// kept about 1.5 KB per read alive for the whole read timeout (60 s by default): at a few
-    /// hundred reads a second, megabytes the daemon never gave back (issue 14).
+    /// hundred reads a second, megabytes the daemon never gave back.
     private var deadlineTimer: Task<Void, Never>?
     private var deadlineTimerFiresAt: ContinuousClock.Instant?
 
@@ -488,7 +488,7 @@ public actor ReadScheduler {
     /// Beyond a cap, results go early, so memory stays bounded whatever the load: beyond the
     /// owner's quota (`max-results-per-user`), the owner's oldest; beyond `max-results`, the oldest
     /// of the uid that holds the most (the one that overflows the store). A burst of jobs from one
-    /// uid evicts its own results, never those of a user holding fewer (issue 31, item 5).
+    /// uid evicts its own results, never those of a user holding fewer.
     private func evictBeyondQuotas(after job: Job) {
         let perUser = configuration.maxRetainedResultsPerUser ?? configuration.maxRetainedResults
         while retainedByUID[job.owner, default: 0] > perUser, let oldest = oldestFinished(of: job.owner) {

@@ -17,7 +17,7 @@ public struct ReadJobOrder: Sendable {
     public var accessPolicy: AccessPolicy?
     /// Overall limit for waiting and reading, in seconds; capped at the daemon's read timeout.
     public var timeoutSeconds: Double?
-    /// The data page's MRZ, when the order carries it (a scanner's read, issue 28, or a request's
+    /// The data page's MRZ, when the order carries it (a scanner's read, or a request's
     /// full `access.mrz`): the read compares DG1 with it (`checks.mrzMatch`; a difference makes the
     /// result `invalid`). Held until the read ends.
     public var pageMRZ: MRZ?

@@ -2,7 +2,7 @@ internal import CLibcShims
 import Glibc
 
 /// Starts and reaps helper programs (the JPEG 2000 decoder, xdg-open) with posix_spawn(3), in place of
-/// Foundation's `Process` (product code imports FoundationEssentials only; issue 14, footprint).
+/// Foundation's `Process` (product code imports FoundationEssentials only).
 ///
 /// The child gets /dev/null on stdin, stdout and stderr, no other descriptor of ours (the socket,
 /// PC/SC connections), default signal dispositions (the daemon ignores SIGPIPE; a child must not

@@ -2,7 +2,7 @@ import Glibc
 
 /// Whether a file the process trusts (trust anchors, terminal keys and certificates, PKCS #11
 /// modules, the simulation's trust directory) can have been written by someone else, and a bounded
-/// read of such a file (issue 31, items 4 and 10).
+/// read of such a file.
 ///
 /// The rule: a file, and the directory holding it, must belong to root or to this process's user,
 /// and no one else may write it: not every user (mode `o+w`; a root-owned sticky directory such as
@@ -91,7 +91,7 @@ package enum FileProvenance {
     /// Why the shared object at `path` may not be loaded into this process (dlopen), or nil: it
     /// must be an absolute path whose target, and the directory holding it, belong to root and
     /// are writable by root alone. Code runs with everything the process holds, so the rule is
-    /// stricter than for data: this process's own user is not enough (issue 31, item 10).
+    /// stricter than for data: this process's own user is not enough.
     package static func problemLoadingCode(_ path: String) -> String? {
         guard path.hasPrefix("/") else { return "is not an absolute path" }
         let real: String

@@ -1,7 +1,7 @@
 internal import CLibcShims
 import Glibc
 
-/// glibc's allocator settings the daemon uses (issue 14, flat memory).
+/// glibc's allocator settings the daemon uses.
 package enum Heap {
     /// At most `count` malloc arenas (mallopt M_ARENA_MAX); false when glibc refused.
     @discardableResult

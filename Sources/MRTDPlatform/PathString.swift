@@ -1,4 +1,4 @@
-// The NSString path methods product code used, without Foundation (issue 14, footprint). Lexical only:
+// The NSString path methods product code used, without Foundation. Lexical only:
 // nothing here touches the file system.
 
 package enum PathString {

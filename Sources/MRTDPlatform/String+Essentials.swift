@@ -1,5 +1,5 @@
 // String helpers Foundation has and FoundationEssentials lacks: product code imports FoundationEssentials
-// only, so the static binaries carry no ICU (issue 14, footprint).
+// only, so the static binaries carry no ICU.
 
 extension StringProtocol {
     /// The text without the leading and trailing characters that match `predicate`.

@@ -1,7 +1,7 @@
 public import MRTDCore
 public import MRTDCrypto
 public import MRTDVerification
-public import FoundationEssentials
+import FoundationEssentials
 
 /// How to open a document.
 public enum AccessKey: Sendable, Equatable, CustomStringConvertible {

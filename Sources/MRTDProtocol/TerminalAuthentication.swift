@@ -134,7 +134,7 @@ public enum TerminalAuthentication {
     }
 
     /// `Comp()` of BSI TR-03110-3 §A.2.2.3: the x-coordinate of an EC point, the SHA-1 hash of a DH
-    /// value (the unsigned integer without leading zeros, as exchanged; issue 32).
+    /// value (the unsigned integer without leading zeros, as exchanged).
     public static func compressed(_ publicKey: [UInt8], keyAgreement: KeyAgreementAlgorithm) -> [UInt8] {
         switch keyAgreement {
         case .ecdh:

@@ -54,8 +54,7 @@ public struct TerminalCredentials: Sendable, Equatable {
         } catch {
             throw TerminalCredentialsError.unreadable(directory)
         }
-        // Keys and the certificates that choose them: nothing another user can have put there
-        // (issue 31, item 10).
+        // Keys and the certificates that choose them: nothing another user can have put there.
         if let problem = FileProvenance.problem(ofPath: directory) { throw TerminalCredentialsError.untrusted(directory, problem) }
         func contents(_ file: URL) throws -> [UInt8] { try FileProvenance.read(file.path, limit: 1 << 20) }
         var certificates: [CVCertificate] = []

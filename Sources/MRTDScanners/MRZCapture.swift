@@ -58,7 +58,7 @@ public struct CapturedMRZ: Sendable, CustomStringConvertible {
     public var description: String { "CapturedMRZ(\(mrz.format.rawValue), <redacted>, corrections: \(corrections.count))" }
 }
 
-/// The checks a scanned MRZ passes before any chip sees a key derived from it (issue 28: never guess
+/// The checks a scanned MRZ passes before any chip sees a key derived from it (never guess
 /// on the chip, one key per tap).
 public enum MRZCapture {
     /// Look-alike pairs: letter, digit.

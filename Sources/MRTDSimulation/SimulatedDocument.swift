@@ -4,7 +4,7 @@ import MRTDCrypto
 import MRTDVerification
 import MRTDProtocol
 
-/// The one place the executables make the chips of `--simulate` (issue 30): `mrtdctl read --simulate`
+/// The one place the executables make the chips of `--simulate`: `mrtdctl read --simulate`
 /// builds one from its `--sim-*` options, `mrtdd --simulate` presents ``daemonDocuments``. Every
 /// document is the specimen, signed by the run's TEST-ONLY document signer (``SimulationPKI``).
 public struct SimulatedDocument: Sendable {

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import MRTDCore
 public import MRTDCrypto
 public import MRTDVerification

@@ -1,6 +1,6 @@
-public import FoundationEssentials
-public import MRTDCore
-public import MRTDCrypto
+import FoundationEssentials
+import MRTDCore
+import MRTDCrypto
 public import MRTDVerification
 import Glibc
 import MRTDPlatform
@@ -82,7 +82,7 @@ extension SimulationPKI {
 
     /// Whether `directory` is this user's alone: a directory (not a link to one), owned by this
     /// user, mode 0700 (no group or other bits). Anything else could hold a CSCA another user put
-    /// there for `--trust-test` to trust (issue 31, item 11): refused, and said on stderr, since a
+    /// there for `--trust-test` to trust: refused, and said on stderr, since a
     /// refused directory means that nothing is published or trusted. A directory that does not
     /// exist (nothing published yet) is refused silently.
     static func usable(_ directory: String) -> Bool {

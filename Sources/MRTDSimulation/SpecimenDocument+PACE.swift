@@ -1,6 +1,6 @@
 public import MRTDCore
 public import MRTDCrypto
-public import FoundationEssentials
+import FoundationEssentials
 import MRTDVerification
 import SwiftASN1
 

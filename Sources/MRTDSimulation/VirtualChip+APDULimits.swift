@@ -1,4 +1,4 @@
-public import MRTDCore
+import MRTDCore
 import MRTDChipCrypto
 
 /// The chip's own APDU sizes, as its EF.ATR/INFO states them (Doc 9303-10 §3.11, ISO/IEC 7816-4

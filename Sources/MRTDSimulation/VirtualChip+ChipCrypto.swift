@@ -5,7 +5,7 @@ import SwiftASN1
 
 /// What the virtual chip hands its own cryptography (`MRTDChipCrypto`): domain parameters and
 /// cipher suites as the chip's files state them, and its random source. Only data crosses here; no
-/// product crypto type computes anything on the chip's protocol path (issue 33).
+/// product crypto type computes anything on the chip's protocol path.
 extension ChipDomainParameters {
     /// The chip's copy of parsed domain parameters (EF.CardAccess, DG14).
     init(_ parameters: DomainParameters) {

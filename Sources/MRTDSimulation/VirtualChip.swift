@@ -2,7 +2,7 @@ public import MRTDCore
 public import MRTDCrypto
 import MRTDChipCrypto
 import MRTDProtocol
-public import FoundationEssentials
+import FoundationEssentials
 
 /// How a virtual chip behaves: its files, its access key and the quirks real chips show.
 public struct VirtualChipConfiguration: Sendable {
@@ -85,7 +85,7 @@ public struct VirtualChipConfiguration: Sendable {
 /// It is also the in-process reader (`APDUTransport`): the protocol code talks to it exactly as it
 /// talks to PC/SC or libnfc. Its cryptography on the protocol path (secure messaging, key
 /// derivation, BAC, PACE, Chip and Active Authentication) is `MRTDChipCrypto`, never the reader's
-/// own code (issue 33; scripts/check-deps): a fault on either side breaks the session.
+/// own code (scripts/check-deps): a fault on either side breaks the session.
 public actor VirtualChip: APDUTransport {
     public nonisolated let capabilities: TransportCapabilities
     public let configuration: VirtualChipConfiguration

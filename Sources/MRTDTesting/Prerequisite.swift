@@ -1,7 +1,7 @@
 import Foundation
 
 /// A test whose prerequisite is missing (`../shared`, a tool such as pcscd, vpcd, SoftHSM2, chromium,
-/// opj_decompress, nfc-list or setpriv, or root): strict by default (issue 33, item 3). The test
+/// opj_decompress, nfc-list or setpriv, or root): strict by default. The test
 /// fails, in CI and on a developer's machine alike, unless the caller opted out with
 /// `MRTD_ALLOW_SKIPS=1`; either way it prints a `SKIPPED:` line, which `scripts/test` lists at the
 /// end of the run.

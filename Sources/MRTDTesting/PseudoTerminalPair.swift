@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A pseudo-terminal pair for serial-device tests (the MRZ scanner sources, issue 28): the test
+/// A pseudo-terminal pair for serial-device tests (the MRZ scanner sources): the test
 /// writes the scanner's bytes into the master; the code under test opens `slavePath` as it would a
 /// serial port. `link` is a stable path (a symlink, as udev's `/dev/serial/by-id/…`) that `replug()`
 /// points at a fresh pair after closing the old one: a device unplugged and plugged again.

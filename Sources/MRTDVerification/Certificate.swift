@@ -22,7 +22,7 @@ public struct Certificate: Sendable, Hashable, BERReadable {
     public let derBytes: [UInt8]
     /// Where the `tbsCertificate` and the SubjectPublicKeyInfo lie in `derBytes`: kept as ranges,
     /// not copies, because a trust store holds hundreds of certificates (the shipped master lists
-    /// about 630; the copies were 1 MB of the idle daemon's heap, issue 14).
+    /// about 630; copies would be 1 MB of the idle daemon's heap).
     private let tbsRange: Range<Int>
     private let publicKeyInfoRange: Range<Int>
     /// The `tbsCertificate` as encoded: what the issuer signed.

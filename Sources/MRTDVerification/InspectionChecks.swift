@@ -120,10 +120,8 @@ public enum InspectionChecks {
                 return ReadResult.Check(result: .passed, detail: "EF.ATR/INFO well-formed: command APDUs up to \(sizes.maxCommandLength) bytes, response APDUs up to \(sizes.maxResponseLength) bytes")
             }
             return ReadResult.Check(result: .passed, detail: "EF.ATR/INFO well-formed, without extended length information")
-        } catch let error as ATRInfoError {
-            return ReadResult.Check(result: .failed, reason: error.reason, detail: error.description)
         } catch {
-            return ReadResult.Check(result: .failed, reason: "atrInfoMalformed", detail: "\(error)")
+            return ReadResult.Check(result: .failed, reason: error.reason, detail: error.description)
         }
     }
 

@@ -7,7 +7,7 @@ import MRTDPlatform
 extension TrustStore {
     /// How much a load reads at most: a trust store is a few megabytes (the shipped master lists
     /// are under one, the ICAO PKD's largest LDIF download some tens); without a bound a 1 GB file
-    /// took the daemon to 2.1 GB and past its unit's MemoryMax (issue 31, item 4).
+    /// took the daemon to 2.1 GB and past its unit's MemoryMax.
     public struct LoadLimits: Sendable, Equatable {
         /// The largest file read.
         public var fileBytes: Int
@@ -33,7 +33,7 @@ extension TrustStore {
     /// file, or a link's target (and the directory holding it) owned by another non-root user (the
     /// trust-list updater `mrtdd-trust` excepted, when the system has that user) or writable by
     /// others is rejected, and so is a link that dangles or loops. No file larger than
-    /// `limits.fileBytes` is read, nor more than `limits.totalBytes` in all (issue 31, items 4 and 10):
+    /// `limits.fileBytes` is read, nor more than `limits.totalBytes` in all:
     /// each is a rejection, so a reload keeps the running store.
     public static func load(paths: [String], at date: Date = Date(), limits: LoadLimits = .standard) -> TrustStore {
         load(paths: paths, at: date, limits: limits, writer: FileProvenance.trustListWriter())

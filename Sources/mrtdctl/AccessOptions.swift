@@ -14,7 +14,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 /// open the chip.
 ///
 /// Every local user can read any process's command line (`ps`, /proc/PID/cmdline) for as long as it
-/// runs (issue 31, item 2), so a key need not be there: `-` reads it from standard input,
+/// runs, so a key need not be there: `-` reads it from standard input,
 /// `--access-file` from a file only its owner can read, and a read through the daemon or `--direct`
 /// with no key at all prompts for it on the terminal, echo off. A key given as an argument still works.
 struct AccessOptions: ParsableArguments {

@@ -25,7 +25,7 @@ struct MRTDCtl: AsyncParsableCommand {
     /// ArgumentParser's `main`, once the process is undumpable, before anything else, for every
     /// subcommand: `read` holds access keys and `console` its token, and an undumpable process's
     /// /proc/PID/mem and environ are root's, out of reach of other programs of the same uid, and it
-    /// leaves no core (issue 31, item 14). Freed heap blocks are overwritten, as in mrtdd (unless
+    /// leaves no core. Freed heap blocks are overwritten, as in mrtdd (unless
     /// MALLOC_PERTURB_ is set), so a key or a relayed request body does not stay in freed memory.
     static func main() async {
         ProcessHardening.disableCoreDumps()

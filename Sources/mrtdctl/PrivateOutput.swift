@@ -5,7 +5,7 @@ import MRTDPlatform
 
 /// Where `read` and `result` write what the chip held (`--face`, `--images`, `--dump`, `--record`):
 /// personal data, DG1 even the BAC key. Another local user may have planted a symbolic link, a
-/// hard link or a directory of their own at the path (issue 31, items 6 and 7), so every file is
+/// hard link or a directory of their own at the path, so every file is
 /// created 0600 without following a link, and every directory is 0700 and this user's own,
 /// whatever the umask:
 ///

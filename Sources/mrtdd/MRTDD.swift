@@ -211,13 +211,13 @@ extension MRTDD {
     static func main() async {
         configureMalloc()
         // Access keys, session keys and results live in this process: no core dump of it, and its
-        // /proc files (mem, environ, maps) root's only (issue 31, item 14), whatever ulimit -c or
+        // /proc files (mem, environ, maps) root's only, whatever ulimit -c or
         // the unit says.
         if !ProcessHardening.disableCoreDumps() { StandardError.write("mrtdd: warning: cannot turn off core dumps (prctl)\n") }
         await main(nil)
     }
 
-    /// glibc's allocator as the daemon wants it (docs/performance.md, issue 14); the environment's
+    /// glibc's allocator as the daemon wants it (docs/performance.md); the environment's
     /// own settings win.
     ///
     /// - One malloc arena (unless MALLOC_ARENA_MAX is set). glibc's default is eight per core, each
@@ -230,7 +230,7 @@ extension MRTDD {
     ///   on a CPU-bound simulator (a card link, not the CPU, bounds a real reader).
     /// - Freed memory overwritten (unless MALLOC_PERTURB_ is set; Heap.overwriteFreedMemory): a decoded
     ///   access key, a request body or a purged result does not stay readable in freed heap blocks
-    ///   (issue 31, item 9: 15-21 copies of a document number 4 s after its read ended, 0 with this
+    ///   (15-21 copies of a document number 4 s after its read ended, 0 with this
     ///   and the unit's GLIBC_TUNABLES=glibc.malloc.tcache_count=0, 1-2 without the latter). It costs
     ///   a memset per allocation and per free: docs/performance.md has the figure.
     /// - mmap and trim thresholds fixed at glibc's starting 128 KiB (unless MALLOC_MMAP_THRESHOLD_,

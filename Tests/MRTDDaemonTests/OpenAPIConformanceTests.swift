@@ -72,6 +72,19 @@ struct OpenAPIDocument {
         "get /v1/reads/{id}/face 200",  // image bytes: DaemonFlowTests (JPEG and PNG)
     ]
 
+    /// The daemon's one route list (`APIRoutes.routes`, which the router and every 405's `Allow`
+    /// come from) and the operations docs/openapi.yaml documents are the same, both ways.
+    @Test func theRoutesAreTheDocumentedOperations() throws {
+        let documented = Set(try Self.document().responses.keys.map { "\($0.method.uppercased()) \($0.path)" })
+        let routed = Set(APIRoutes.routes.map { route in
+            let path = route.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            return "\(route.method.rawValue) /\(path)"
+        })
+        #expect(routed == documented, "routed only: \(routed.subtracting(documented).sorted()); documented only: \(documented.subtracting(routed).sorted())")
+        #expect(APIRoutes.allowedMethods("/v1/reads/abc") == "GET, DELETE")
+        #expect(APIRoutes.allowedMethods("/v1/reads/abc/images") == nil)
+    }
+
     @Test func theDocumentIsReadable() throws {
         let doc = try Self.document()
         #expect(doc.responses.count == 11)

@@ -1,4 +1,4 @@
-public import SwiftASN1
+import SwiftASN1
 
 /// The SecurityInfo types are parsed as BER (DER is a subset) from the bytes as read and keep
 /// those bytes; they serialize as DER.

@@ -1,4 +1,4 @@
-public import SwiftASN1
+import SwiftASN1
 
 /// The security protocols a chip supports, as listed in EF.CardAccess, DG14 and the signed content
 /// of EF.CardSecurity (Doc 9303-11 §9.2, TR-03110-3 §A.1.1):

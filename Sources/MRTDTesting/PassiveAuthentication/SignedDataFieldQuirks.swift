@@ -1,6 +1,6 @@
 import Foundation
-public import MRTDCore
-public import MRTDCrypto
+import MRTDCore
+import MRTDCrypto
 import MRTDSimulation
 public import SwiftASN1
 

@@ -3,7 +3,7 @@ import MRTDClient
 import MRTDCore
 import MRTDPlatform
 
-/// `mrtdctl mrz push`: hand the daemon an MRZ read by the caller's own OCR (issue 28, docs/kiosk.md).
+/// `mrtdctl mrz push`: hand the daemon an MRZ read by the caller's own OCR (docs/kiosk.md).
 struct MRZCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mrz", abstract: "MRZs for the daemon's automatic reads (docs/kiosk.md).", subcommands: [Push.self])
