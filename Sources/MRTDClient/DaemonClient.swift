@@ -1,4 +1,5 @@
 import FoundationEssentials
+public import MRTDCore
 public import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -82,14 +83,20 @@ public struct DaemonClient: Sendable {
                         try await Self.write(
                             .get, "/v1/events", body: nil, headers: lastEventID.map { [("Last-Event-ID", $0)] } ?? [], to: outbound)
                         var parser = SSEParser()
+                        // A refusal: its status and the daemon's error document, read to the end.
+                        var refused: (status: Int, body: [UInt8])?
                         for try await part in inbound {
                             switch part {
                             case .head(let head):
-                                guard head.status == .ok else { throw DaemonClientError.api(status: Int(head.status.code), .init(error: "eventsRefused", message: "the daemon refused the event stream")) }
-                                await onOpen()
+                                if head.status == .ok { await onOpen() } else { refused = (Int(head.status.code), []) }
                             case .body(let buffer):
-                                for event in parser.feed(String(buffer: buffer)) { continuation.yield(event) }
+                                if refused != nil {
+                                    if refused!.body.count < 64 << 10 { refused!.body += Array(buffer: buffer) }  // an error document is small
+                                } else {
+                                    for event in parser.feed(String(buffer: buffer)) { continuation.yield(event) }
+                                }
                             case .end:
+                                if let refused { throw DaemonClientError.from(Answer(status: refused.status, headers: [], body: refused.body)) }
                                 continuation.finish()
                                 return
                             }
@@ -246,11 +253,11 @@ public enum DaemonClientError: Error, Sendable, CustomStringConvertible {
         if let body = try? JSONDecoder().decode(APIErrorBody.self, from: Data(answer.body)) {
             return .api(status: answer.status, body)
         }
-        return .api(status: answer.status, .init(error: "http\(answer.status)", message: "HTTP status \(answer.status)"))
+        return .malformedAnswer("HTTP status \(answer.status) without an error document")
     }
 
     /// The daemon's stable code, when the daemon answered with an error.
-    public var code: String? {
+    public var code: ErrorCode? {
         if case .api(_, let body) = self { return body.error }
         return nil
     }
@@ -259,7 +266,7 @@ public enum DaemonClientError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .cannotConnect(let path, let why): return "cannot connect to mrtdd at \(path): \(why)"
         case .connectionClosed: return "mrtdd closed the connection before answering"
-        case .api(let status, let body): return "mrtdd answered \(status) \(body.error): \(body.message)"
+        case .api(let status, let body): return "mrtdd answered \(status) \(body.error.rawValue): \(body.message)"
         case .malformedAnswer(let why): return "unexpected answer from mrtdd: \(why)"
         }
     }

@@ -1,9 +1,26 @@
+public import MRTDCore
+
+/// The types of the events of `GET /v1/events` (docs/events.md), as the SSE `event:` field names them.
+public enum EventType: String, Sendable, CaseIterable {
+    case readerAdded = "reader.added"
+    case readerRemoved = "reader.removed"
+    case cardInserted = "card.inserted"
+    case cardRemoved = "card.removed"
+    case readProgress = "read.progress"
+    case readFinished = "read.finished"
+    case readFailed = "read.failed"
+    case mrzCaptured = "mrz.captured"
+    case mrzRejected = "mrz.rejected"
+    /// Sent first to a resuming subscriber whose missed events are lost.
+    case eventsReset = "events.reset"
+}
+
 /// Payloads of the events, as in docs/openapi.yaml.
 public enum EventPayload {
     public struct Reader: Codable, Sendable, Equatable {
         public var reader: String
-        public var backend: String?
-        public init(reader: String, backend: String? = nil) {
+        public var backend: ReaderBackendKind?
+        public init(reader: String, backend: ReaderBackendKind? = nil) {
             self.reader = reader
             self.backend = backend
         }
@@ -20,10 +37,10 @@ public enum EventPayload {
     public struct Progress: Codable, Sendable, Equatable {
         public var id: String
         public var reader: String
-        public var phase: String
+        public var phase: ReadProgress.Phase
         public var file: String?
         public var percent: Int
-        public init(id: String, reader: String, phase: String, file: String? = nil, percent: Int) {
+        public init(id: String, reader: String, phase: ReadProgress.Phase, file: String? = nil, percent: Int) {
             self.id = id
             self.reader = reader
             self.phase = phase
@@ -34,10 +51,9 @@ public enum EventPayload {
     public struct Finished: Codable, Sendable, Equatable {
         public var id: String
         public var reader: String?
-        /// The result's status: `valid`, `invalid`, `unverified`.
-        public var status: String
+        public var status: ReadResult.Status
         public var durationMs: Double
-        public init(id: String, reader: String? = nil, status: String, durationMs: Double) {
+        public init(id: String, reader: String? = nil, status: ReadResult.Status, durationMs: Double) {
             self.id = id
             self.reader = reader
             self.status = status
@@ -47,13 +63,21 @@ public enum EventPayload {
     public struct Failed: Codable, Sendable, Equatable {
         public var id: String
         public var reader: String?
-        public var error: String
+        /// A code this build does not know (a newer daemon's) decodes as `readFailed`.
+        public var error: ErrorCode
         public var message: String
-        public init(id: String, reader: String? = nil, error: String, message: String) {
+        public init(id: String, reader: String? = nil, error: ErrorCode, message: String) {
             self.id = id
             self.reader = reader
             self.error = error
             self.message = message
+        }
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            reader = try container.decodeIfPresent(String.self, forKey: .reader)
+            error = ErrorCode(decoding: try container.decode(String.self, forKey: .error))
+            message = try container.decode(String.self, forKey: .message)
         }
     }
     /// `events.reset`: sent first to a client resuming with `Last-Event-ID` when the events after it
@@ -110,13 +134,21 @@ public enum EventPayload {
     public struct MRZRejected: Codable, Sendable, Equatable {
         public var source: String
         public var reader: String?
-        public var error: String
+        /// A code this build does not know (a newer daemon's) decodes as `readFailed`.
+        public var error: ErrorCode
         public var message: String
-        public init(source: String, reader: String?, error: String, message: String) {
+        public init(source: String, reader: String?, error: ErrorCode, message: String) {
             self.source = source
             self.reader = reader
             self.error = error
             self.message = message
+        }
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            source = try container.decode(String.self, forKey: .source)
+            reader = try container.decodeIfPresent(String.self, forKey: .reader)
+            error = ErrorCode(decoding: try container.decode(String.self, forKey: .error))
+            message = try container.decode(String.self, forKey: .message)
         }
     }
 }

@@ -195,6 +195,14 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case challengeMismatch
 }
 
+extension ErrorCode {
+    /// A code as a client of another build reads it: one this build does not know (a newer
+    /// daemon's) is `readFailed`.
+    public init(decoding raw: String) {
+        self = ErrorCode(rawValue: raw) ?? .readFailed
+    }
+}
+
 /// An error with a stable code from the registry. Every error type whose code reaches a client (the
 /// API, a job, a result) conforms; its `code` string, where it has one, is `errorCode.rawValue`.
 public protocol CodedError: Error {

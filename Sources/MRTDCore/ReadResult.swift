@@ -76,7 +76,7 @@ public struct ReadResult: Sendable, Equatable, Codable {
         /// A code this build does not know (a newer daemon's) is read as `readFailed`, the message kept.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            code = ErrorCode(rawValue: try container.decode(String.self, forKey: .code)) ?? .readFailed
+            code = ErrorCode(decoding: try container.decode(String.self, forKey: .code))
             message = try container.decode(String.self, forKey: .message)
         }
     }

@@ -42,8 +42,8 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
     /// An error answer: RFC 9457 problem details that keep `error` and `message` (the fields clients
     /// had before problem details; `detail` repeats `message`, `title` is the status's reason phrase).
     public struct Problem: Codable, Sendable, Equatable {
-        /// The stable code (`ErrorCode`).
-        public var error: String
+        /// The stable code.
+        public var error: ErrorCode
         public var message: String
         /// `https://mrtdd.invalid/problems/<code>`: identifies the problem type; not meant to be
         /// dereferenced (`.invalid` never resolves).
@@ -64,7 +64,7 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
     /// This error as a problem document.
     public func problem(instance: String?) -> Problem {
         Problem(
-            error: code, message: message, type: Self.type(of: errorCode), title: status.reasonPhrase, status: status.code,
+            error: errorCode, message: message, type: Self.type(of: errorCode), title: status.reasonPhrase, status: status.code,
             detail: message, instance: instance)
     }
 
@@ -79,7 +79,7 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError, CustomStr
         }
         let problem = problem(instance: instance)
         var members = [
-            ("error", json(problem.error)), ("message", json(problem.message)), ("type", json(problem.type)),
+            ("error", json(problem.error.rawValue)), ("message", json(problem.message)), ("type", json(problem.type)),
             ("title", json(problem.title)), ("status", String(problem.status)), ("detail", json(problem.detail)),
         ]
         if let instance = problem.instance { members.append(("instance", json(instance))) }

@@ -264,7 +264,7 @@ struct APIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\n: mrtdd event stream\n\n"))
             for await event in stream {
-                try await writer.write(ByteBuffer(string: event.type == EventBus.keepAliveType ? ": keep-alive\n\n" : event.wireFormat))
+                try await writer.write(ByteBuffer(string: event.wireFormat))
             }
             try await writer.finish(nil)
         })

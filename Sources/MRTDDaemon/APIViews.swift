@@ -18,7 +18,7 @@ extension ReadJobView {
             id: job.id, state: job.state, location: APIPaths.read(job.id), reader: job.reader,
             createdAt: iso(job.created), startedAt: job.started.map(iso),
             finishedAt: job.finished.map(iso), expiresAt: job.expires.map(iso),
-            progress: job.progress, error: job.error.map { .init(error: $0.code, message: $0.message) }, result: job.result)
+            progress: job.progress, error: job.error.map { .init(error: $0.errorCode, message: $0.message) }, result: job.result)
     }
 }
 

@@ -252,7 +252,7 @@ struct HeartbeatService: Service, CustomStringConvertible {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(15))
-                events.publish(DaemonEvent(type: EventBus.keepAliveType, data: ""))
+                events.publish(.keepAlive)
             }
         }
     }

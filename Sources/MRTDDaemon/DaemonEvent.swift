@@ -1,11 +1,12 @@
 import FoundationEssentials
 import Synchronization
-import MRTDClient
+public import MRTDClient
 
 /// One Server-Sent Event of `GET /v1/events`: a type (`reader.added`, ...) and a JSON payload.
 /// Payloads carry reader names, job ids, phases and codes, never document data.
 public struct DaemonEvent: Sendable, Equatable {
-    public var type: String
+    /// nil: a keep-alive (``keepAlive``), sent as an SSE comment, never numbered or kept.
+    public var type: EventType?
     /// The JSON object sent as `data:`.
     public var data: String
     /// Monotonic sequence number, sent as the SSE `id:` (`EventBus`).
@@ -20,7 +21,10 @@ public struct DaemonEvent: Sendable, Equatable {
         case owner(UInt32?)
     }
 
-    public init(type: String, data: String, audience: Audience = .everyone) {
+    /// What keeps idle streams open through proxies.
+    public static let keepAlive = DaemonEvent(type: nil, data: "")
+
+    public init(type: EventType?, data: String, audience: Audience = .everyone) {
         self.type = type
         self.data = data
         self.audience = audience
@@ -35,9 +39,12 @@ public struct DaemonEvent: Sendable, Equatable {
     }
 
     /// The bytes of this event on the wire (text/event-stream).
-    var wireFormat: String { "id: \(sequence)\nevent: \(type)\ndata: \(data)\n\n" }
+    var wireFormat: String {
+        guard let type else { return ": keep-alive\n\n" }
+        return "id: \(sequence)\nevent: \(type.rawValue)\ndata: \(data)\n\n"
+    }
 
-    static func make(_ type: String, _ payload: some Encodable, audience: Audience = .everyone) -> DaemonEvent {
+    static func make(_ type: EventType, _ payload: some Encodable, audience: Audience = .everyone) -> DaemonEvent {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(payload)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
@@ -78,10 +85,6 @@ public final class EventBus: Sendable {
     private let bufferSize: Int
     private let dropped = Mutex(0)
 
-    /// The type of the event that tells a resuming subscriber that events were lost.
-    public static let resetType = "events.reset"
-    /// The SSE type of keep-alives (sent as a comment, never numbered or kept).
-    static let keepAliveType = ":"
 
     /// `historySize` events are kept for resumption; it is capped at `bufferSize` so a replay always
     /// fits the new subscriber's buffer. `firstSequence` (tests) sets the first id.
@@ -145,7 +148,7 @@ public final class EventBus: Sendable {
     public func publish(_ event: DaemonEvent) {
         let laggards: [Subscriber] = state.withLock { state in
             var numbered = event
-            if event.type != Self.keepAliveType {
+            if event.type != nil {
                 state.sequence += 1
                 numbered.sequence = state.sequence
                 state.history.append(numbered)
@@ -192,7 +195,7 @@ extension EventBus.State {
             return history.events(after: lastEventID).filter { $0.isVisible(to: peer) }
         }
         // Its id is the current one, so the client resumes from here next time.
-        var reset = DaemonEvent.make(EventBus.resetType, EventPayload.Reset(
+        var reset = DaemonEvent.make(.eventsReset, EventPayload.Reset(
             reason: reason, lastEventId: String(lastEventID), oldestId: history.first.map { String($0.sequence) }))
         reset.sequence = sequence
         return [reset]

@@ -49,8 +49,8 @@ public actor MRZPairing {
         case .malformed(let reason):
             logger.notice("MRZ source: line error", metadata: ["source": "\(source)", "reason": "\(reason)"])
             metrics.recordMRZ("lineError")
-            events.publish(.make("mrz.rejected", EventPayload.MRZRejected(
-                source: source, reader: reader, error: ErrorCode.mrzUnreadable.rawValue, message: "line error: \(reason)"),
+            events.publish(.make(.mrzRejected, EventPayload.MRZRejected(
+                source: source, reader: reader, error: .mrzUnreadable, message: "line error: \(reason)"),
                 audience: .owner(owner.uid)))
         case .mrz(let scanned):
             _ = try? await submit(scanned, source: source, reader: reader, peer: owner)
@@ -82,7 +82,7 @@ public actor MRZPairing {
         do {
             // mrz.captured goes out before the read can start: "place the document", then its progress.
             job = try await scheduler.create(order, peer: peer) { id in
-                events.publish(.make("mrz.captured", EventPayload.MRZCaptured(
+                events.publish(.make(.mrzCaptured, EventPayload.MRZCaptured(
                     source: source, reader: reader, format: format, corrections: corrections, id: id), audience: audience))
             }
         } catch {
@@ -109,7 +109,7 @@ public actor MRZPairing {
         logger.notice("MRZ rejected: no read started", metadata: [
             "source": "\(source)", "code": "\(error.code)", "reason": "\(reason)",
         ])
-        events.publish(.make("mrz.rejected", EventPayload.MRZRejected(
-            source: source, reader: reader, error: error.code, message: error.description), audience: audience))
+        events.publish(.make(.mrzRejected, EventPayload.MRZRejected(
+            source: source, reader: reader, error: error.errorCode, message: error.description), audience: audience))
     }
 }

@@ -109,23 +109,23 @@ public actor ReadScheduler {
             if slots[descriptor.name] == nil { slotOrder.append(descriptor.name) }
             slots[descriptor.name] = Slot(descriptor: descriptor, backend: backend, busyJob: slots[descriptor.name]?.busyJob)
             logger.info("reader added", metadata: ["reader": "\(descriptor.name)", "backend": "\(descriptor.backend.rawValue)"])
-            events.publish(.make("reader.added", EventPayload.Reader(reader: descriptor.name, backend: descriptor.backend.rawValue)))
+            events.publish(.make(.readerAdded, EventPayload.Reader(reader: descriptor.name, backend: descriptor.backend)))
             if descriptor.cardPresent {
-                events.publish(.make("card.inserted", EventPayload.Card(reader: descriptor.name, atr: nil)))
+                events.publish(.make(.cardInserted, EventPayload.Card(reader: descriptor.name, atr: nil)))
             }
         case .readerRemoved(let name):
             guard slots.removeValue(forKey: name) != nil else { return }
             slotOrder.removeAll { $0 == name }
             logger.info("reader removed", metadata: ["reader": "\(name)"])
-            events.publish(.make("reader.removed", EventPayload.Reader(reader: name, backend: nil)))
+            events.publish(.make(.readerRemoved, EventPayload.Reader(reader: name, backend: nil)))
         case .cardInserted(let name, let atr):
             slots[name]?.descriptor.cardPresent = true
             logger.debug("card inserted", metadata: ["reader": "\(name)"])
-            events.publish(.make("card.inserted", EventPayload.Card(reader: name, atr: atr.hex)))
+            events.publish(.make(.cardInserted, EventPayload.Card(reader: name, atr: atr.hex)))
         case .cardRemoved(let name):
             slots[name]?.descriptor.cardPresent = false
             logger.debug("card removed", metadata: ["reader": "\(name)"])
-            events.publish(.make("card.removed", EventPayload.Card(reader: name, atr: nil)))
+            events.publish(.make(.cardRemoved, EventPayload.Card(reader: name, atr: nil)))
         case .backendUnavailable(let kind, let reason):
             logger.warning("reader backend unavailable", metadata: ["backend": "\(kind.rawValue)", "reason": "\(reason)"])
         case .backendRecovered(let kind):
@@ -359,8 +359,8 @@ public actor ReadScheduler {
                 }
                 let read = await engine.read(transport: connection, reconnect: reconnect, parameters: parameters) { progress in
                     progressBox.withValue { $0 = progress }
-                    events.publish(.make("read.progress", EventPayload.Progress(
-                        id: id, reader: name, phase: progress.phase.rawValue, file: progress.file, percent: progress.percent),
+                    events.publish(.make(.readProgress, EventPayload.Progress(
+                        id: id, reader: name, phase: progress.phase, file: progress.file, percent: progress.percent),
                         audience: audience))
                 }
                 if let last = await self.detach(from: id) { await last.close() }
@@ -466,8 +466,8 @@ public actor ReadScheduler {
         retainedByUID[job.owner, default: 0] += 1
         changes &+= 1
         if job.state == .done {
-            events.publish(.make("read.finished", EventPayload.Finished(
-                id: job.id, reader: job.reader, status: job.result?.status.rawValue ?? "unverified",
+            events.publish(.make(.readFinished, EventPayload.Finished(
+                id: job.id, reader: job.reader, status: job.result?.status ?? .unverified,
                 durationMs: job.result?.durationMs ?? 0), audience: .owner(job.peer?.uid)))
             logger.info("read finished", metadata: [
                 "job": "\(job.id)", "reader": "\(job.reader ?? "-")", "status": "\(job.result?.status.rawValue ?? "-")",
@@ -476,7 +476,7 @@ public actor ReadScheduler {
         } else {
             let error = job.error ?? JobFailure(.readFailed, message: "")
             events.publish(.make(
-                "read.failed", EventPayload.Failed(id: job.id, reader: job.reader, error: error.code, message: error.message),
+                .readFailed, EventPayload.Failed(id: job.id, reader: job.reader, error: error.errorCode, message: error.message),
                 audience: .owner(job.peer?.uid)))
             logger.notice("read \(job.state.rawValue)", metadata: ["job": "\(job.id)", "reader": "\(job.reader ?? "-")", "code": "\(error.code)"])
         }

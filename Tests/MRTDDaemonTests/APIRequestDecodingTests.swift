@@ -40,7 +40,7 @@ import MRTDClient
             #expect(valid)
         } catch {
             #expect(!valid)
-            #expect(error.code == "invalidAccessKey")
+            #expect(error.errorCode == .invalidAccessKey)
             #expect(!error.message.contains(can))
         }
     }

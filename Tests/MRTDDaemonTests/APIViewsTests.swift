@@ -24,7 +24,7 @@ import Testing
         #expect(view.finishedAt == "2026-11-21T14:16:02.500Z")
         #expect(view.expiresAt == "2026-11-21T14:21:02.500Z")
         #expect(view.progress == ReadProgress(phase: .verifying, percent: 100))
-        #expect(view.error == APIErrorBody(error: "cancelled", message: "cancelled by request"))
+        #expect(view.error == APIErrorBody(error: .cancelled, message: "cancelled by request"))
         #expect(view.result == nil)
     }
 

@@ -83,7 +83,7 @@ import MRTDClient
                 return error
             }
         }
-        #expect(gone.code == "jobNotFound")
+        #expect(gone.code == .jobNotFound)
         try await daemon.stop()
     }
 
@@ -97,7 +97,7 @@ import MRTDClient
         let waiting = try await daemon.client.createRead(.init(access: Specimens.access))
         let cancelled = try #require(try await daemon.client.cancel(waiting.id))
         #expect(cancelled.state == .cancelled)
-        #expect(cancelled.error?.error == "cancelled")
+        #expect(cancelled.error?.error == .cancelled)
 
         daemon.backend.setLatency(.milliseconds(30), reader: "R1")
         daemon.backend.insert(try Specimens.passport(), into: "R1")
@@ -122,7 +122,7 @@ import MRTDClient
         daemon.backend.insert(try Specimens.passport(), into: "R1")
         let failed = try await daemon.client.createRead(.init(access: Specimens.wrongAccess), wait: true)
         #expect(failed.state == .failed)
-        #expect(failed.error?.error == "accessDenied")
+        #expect(failed.error?.error == .accessDenied)
         #expect(failed.result?.status == .failed)
         #expect(failed.result?.document == nil)
         try await daemon.stop()
@@ -133,7 +133,7 @@ import MRTDClient
         let job = try await daemon.client.createRead(.init(access: Specimens.access, timeoutSeconds: 0.2))
         let view = try await daemon.waitFinished(job.id)
         #expect(view.state == .failed)
-        #expect(view.error?.error == "timeout")
+        #expect(view.error?.error == .timeout)
         try await daemon.stop()
     }
 
@@ -142,7 +142,7 @@ import MRTDClient
         let answer = try await daemon.client.send(
             .post, "/v1/reads", json: Array(#"{"access":{"can":"123456"},"accessPolicy":"bac"}"#.utf8))
         #expect(answer.status == 400)
-        #expect(DaemonClientError.from(answer).code == "canNeedsPACE")
+        #expect(DaemonClientError.from(answer).code == .canNeedsPACE)
         try await daemon.stop()
     }
 
@@ -175,7 +175,7 @@ import MRTDClient
         #expect(progress.count >= 5)
         #expect(progress.allSatisfy { $0.id == job.id && $0.reader == "R9" })
         #expect(progress.map(\.percent) == progress.map(\.percent).sorted())
-        #expect(progress.map(\.phase).contains("authenticating"))
+        #expect(progress.map(\.phase).contains(.authenticating))
         #expect(progress.contains { $0.file == "DG2" })
         let ids = events.compactMap { $0.id.flatMap(UInt64.init) }
         #expect(ids == ids.sorted())
@@ -201,7 +201,7 @@ import MRTDClient
         let jpeg = try await daemon.client.createRead(.init(reader: "JP", access: Specimens.access), wait: true)
         let refused = try await daemon.client.send(.get, "/v1/reads/\(jpeg.id)/face?format=png")
         #expect(refused.status == 415)
-        #expect(DaemonClientError.from(refused).code == "faceConversionUnsupported")
+        #expect(DaemonClientError.from(refused).code == .faceConversionUnsupported)
         try await daemon.stop()
     }
 

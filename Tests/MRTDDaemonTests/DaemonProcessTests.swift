@@ -77,7 +77,7 @@ import MRTDClient
         #expect(full.result?.documentDetails?.issuingAuthority == SpecimenDocument.Details.issuingAuthority)
         #expect(try await client.image(full.id, name: "document-rear").contentType == "image/jp2")
         let wrong = try await client.createRead(.init(access: Specimens.wrongAccess), wait: true)
-        #expect(wrong.error?.error == "accessDenied")
+        #expect(wrong.error?.error == .accessDenied)
 
         process.terminate()  // SIGTERM
         #expect(try await Self.waitForExit(process) == 0)

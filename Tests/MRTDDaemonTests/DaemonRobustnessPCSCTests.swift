@@ -101,12 +101,12 @@ import MRTDClient
                 #expect(view.result?.transport.recoveries.isEmpty == false, "a read across a pcscd restart reports its recovery")
                 #expect(view.result?.checks.passiveAuthentication.dataGroupHashes?.values.allSatisfy { $0 == "valid" } == true)
             case (.failed, _):
-                #expect(Self.linkErrors.contains(view.error?.error ?? "-"), "\(String(describing: view.error))")
+                #expect(Self.linkErrors.contains(view.error?.error.rawValue ?? "-"), "\(String(describing: view.error))")
             default:
                 Issue.record("pcscd restart mid-read ended \(view.state) \(String(describing: view.result?.status)): \(String(describing: view.error))")
             }
             print("FIGURES daemon, pcscd killed at exchange \(apdus / 2) and restarted: job \(view.state) "
-                + "\(view.result?.status.rawValue ?? view.error?.error ?? "-"), recoveries \(view.result?.transport.recoveries.map(\.kind) ?? [])")
+                + "\(view.result?.status.rawValue ?? view.error?.error.rawValue ?? "-"), recoveries \(view.result?.transport.recoveries.map(\.kind) ?? [])")
 
             // The reader monitor recovered: the reader is back with its card, and the next read succeeds.
             try await Self.waitForReader(daemon, cardPresent: true)
@@ -196,9 +196,9 @@ import MRTDClient
             held.releaseHold()
             let view = try await daemon.waitFinished(job.id, timeout: .seconds(15))
             #expect(view.state == .failed)
-            #expect(Self.linkErrors.contains(view.error?.error ?? "-"), "\(String(describing: view.error))")
+            #expect(Self.linkErrors.contains(view.error?.error.rawValue ?? "-"), "\(String(describing: view.error))")
             #expect(view.result?.document == nil)
-            print("FIGURES daemon, pcscd dead through the recovery: job \(view.state) \(view.error?.error ?? "-")")
+            print("FIGURES daemon, pcscd dead through the recovery: job \(view.state) \(view.error?.error.rawValue ?? "-")")
 
             try await pcscd.start()
             let card = try Self.card()

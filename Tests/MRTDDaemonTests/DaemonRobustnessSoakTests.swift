@@ -70,7 +70,7 @@ import MRTDSimulation
             }
             let view = try await client.createRead(.init(access: Specimens.access), wait: true)
             if view.state != .done || view.result?.status != .valid {
-                failures["\(view.state) \(view.error?.error ?? view.result?.status.rawValue ?? "-")", default: 0] += 1
+                failures["\(view.state) \(view.error?.error.rawValue ?? view.result?.status.rawValue ?? "-")", default: 0] += 1
             }
             // Clients fetch faces now and then and delete their results, or leave them to expire.
             if n % 10 == 0, view.state == .done { _ = try await client.face(view.id) }
@@ -134,7 +134,7 @@ import MRTDSimulation
             }
             let view = try await client.createRead(.init(reader: "Virtual Reader 0", access: Specimens.access), wait: true)
             if view.state != .done || view.result?.status != .valid {
-                failures["\(view.state) \(view.error?.error ?? view.result?.status.rawValue ?? "-")", default: 0] += 1
+                failures["\(view.state) \(view.error?.error.rawValue ?? view.result?.status.rawValue ?? "-")", default: 0] += 1
             }
             if n % 10 == 0, view.state == .done { _ = try await client.face(view.id) }
             if n % 2 == 0 { _ = try await client.cancel(view.id) }

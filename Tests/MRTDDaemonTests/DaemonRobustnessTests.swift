@@ -84,7 +84,7 @@ import MRTDClient
         switch answer {
         case .success(let view):
             #expect(view.state == .cancelled)
-            #expect(view.error?.error == "cancelled")
+            #expect(view.error?.error == .cancelled)
             #expect(view.result == nil, "a cancelled job carries no result")
         case .failure(let error):
             #expect(!(error is TestFailure), "\(error)")
@@ -226,8 +226,8 @@ import MRTDClient
                 #expect(view.result?.checks.passiveAuthentication.result == .failed, "exchange \(index)")
                 outcomes["invalid", default: 0] += 1
             case (.failed, _):
-                #expect(view.error?.error != nil && view.error?.error != "internalError", "exchange \(index)")
-                outcomes["failed \(view.error?.error ?? "-")", default: 0] += 1
+                #expect(view.error?.error != nil && view.error?.error != .internalError, "exchange \(index)")
+                outcomes["failed \(view.error?.error.rawValue ?? "-")", default: 0] += 1
             default:
                 Issue.record("exchange \(index): unexpected outcome \(view.state) \(String(describing: status))")
             }
@@ -257,7 +257,7 @@ import MRTDClient
         let elapsed = clock.now - start
         #expect(daemon.backend.exchanges(reader: "R1") == index + 1, "the card was pulled at exchange \(index)")
         #expect(view.state == .failed)
-        #expect(view.error?.error == "timeout", "\(String(describing: view.error))")
+        #expect(view.error?.error == .timeout, "\(String(describing: view.error))")
         #expect(view.result == nil)
         #expect(elapsed < .seconds(3), "the job outlived its 1.5 s timeout: \(elapsed)")
         await Self.expectIdle(daemon, "after exchange \(index)")

@@ -93,7 +93,7 @@ struct ErrorRegistryTests {
         await #expect(throws: SchedulerError.resultNotReady) { try await scheduler.image(id: waiting.id, name: "portrait-1", peer: peer) }
         // Cancelled: the job keeps a domain failure, shown as the job's {error, message}.
         let cancelled = try #require(try await scheduler.cancel(id: waiting.id, peer: peer))
-        #expect(ReadJobView(cancelled).error == .init(error: "cancelled", message: "cancelled by request"))
+        #expect(ReadJobView(cancelled).error == .init(error: .cancelled, message: "cancelled by request"))
         try await daemon.stop()
     }
 
@@ -102,8 +102,8 @@ struct ErrorRegistryTests {
         #expect(JobFailure(ReaderError.noCard(reader: "R1")) == JobFailure(.noCard, message: "no card on the reader"))
         #expect(JobFailure(ReaderError.readerNotFound("R9")) == JobFailure(.readerNotFound, message: "no reader named 'R9' is attached"))
         #expect(JobFailure(ReaderError.timeout) == JobFailure(.timeout, message: "no card presented in time"))
-        #expect(JobFailure(ReaderError.noReaders).code == "noReaders")
-        #expect(JobFailure(ReaderError.backendFailure(.pcsc, "gone")).code == "readerServiceFailure")
+        #expect(JobFailure(ReaderError.noReaders).errorCode == .noReaders)
+        #expect(JobFailure(ReaderError.backendFailure(.pcsc, "gone")).errorCode == .readerServiceFailure)
         // A result error keeps its code when the registry has it; anything else is readFailed.
         #expect(JobFailure(ReadResult.ErrorInfo(code: .accessDenied, message: "m")) == JobFailure(.accessDenied, message: "m"))
         // A result's code this build does not know (a newer daemon's) reads as readFailed, its message kept.
@@ -132,9 +132,9 @@ struct ErrorRegistryTests {
         #expect(ca.count == ChipAuthenticationFailure.allCases.count && ta.count == TerminalAuthenticationFailure.allCases.count)
         for (failure, code) in ca { #expect(failure.code == code) }
         for (failure, code) in ta { #expect(failure.code == code) }
-        #expect(ProtocolError.chipAuthentication(.chipRefused, detail: "d").code == "chipAuthenticationRefused")
-        #expect(ProtocolError.transport(.timeout).code == "chipTimeout")
-        #expect(ProtocolError.unprotectedResponse(StatusWord(rawValue: 0x9000)).code == "secureMessagingLost")
+        #expect(ProtocolError.chipAuthentication(.chipRefused, detail: "d").errorCode == .chipAuthenticationRefused)
+        #expect(ProtocolError.transport(.timeout).errorCode == .chipTimeout)
+        #expect(ProtocolError.unprotectedResponse(StatusWord(rawValue: 0x9000)).errorCode == .secureMessagingLost)
     }
 
     /// A connection refused before HTTP gets a problem document too, parsable and consistent.
@@ -147,7 +147,7 @@ struct ErrorRegistryTests {
         #expect(parts[0].contains("\r\ncontent-length: \(parts[1].utf8.count)\r\n"))
         let problem = try JSONDecoder().decode(APIError.Problem.self, from: Data(parts[1].utf8))
         #expect(problem == APIError.Problem(
-            error: "tooManyClientsForUser", message: "this user has too many connections open",
+            error: .tooManyClientsForUser, message: "this user has too many connections open",
             type: "https://mrtdd.invalid/problems/tooManyClientsForUser", title: "Too Many Requests", status: 429,
             detail: "this user has too many connections open", instance: nil))
         // The earlier clients' shape is still there, first; the bytes are stable.
@@ -161,7 +161,7 @@ struct ErrorRegistryTests {
         let name = "x\",\"error\":\"internalError\"}\u{0}\n</script>"
         let error = APIError.unknownField(name)
         let problem = try JSONDecoder().decode(APIError.Problem.self, from: Data(error.body(instance: "/v1/\"reads")))
-        #expect(problem.error == "unknownField")
+        #expect(problem.error == .unknownField)
         #expect(problem.message == "unknown field '\(name)'" && problem.detail == problem.message)
         #expect(problem.instance == "/v1/\"reads")
         #expect(problem.status == 400 && problem.title == "Bad Request")

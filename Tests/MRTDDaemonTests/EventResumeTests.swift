@@ -23,11 +23,11 @@ import MRTDClient
     }
 
     static func card(_ reader: String) -> DaemonEvent {
-        .make("card.inserted", EventPayload.Card(reader: reader, atr: nil))
+        .make(.cardInserted, EventPayload.Card(reader: reader, atr: nil))
     }
 
     static func job(_ id: String, owner: UInt32) -> DaemonEvent {
-        .make("read.progress", EventPayload.Progress(id: id, reader: "R1", phase: "DG1", file: nil, percent: 50), audience: .owner(owner))
+        .make(.readProgress, EventPayload.Progress(id: id, reader: "R1", phase: .reading, file: "DG1", percent: 50), audience: .owner(owner))
     }
 
     // MARK: The bus
@@ -36,12 +36,12 @@ import MRTDClient
         let bus = EventBus(maxSubscribers: 4, firstSequence: 1000)
         let stream = try bus.subscribe(peer: .rootForTests)
         bus.publish(Self.card("A"))
-        bus.publish(DaemonEvent(type: EventBus.keepAliveType, data: ""))
+        bus.publish(.keepAlive)
         bus.publish(Self.card("B"))
         bus.publish(Self.card("C"))
         let events = await Self.drain(stream, count: 4)
         #expect(events.map(\.sequence) == [1000, 0, 1001, 1002])
-        #expect(events[1].type == EventBus.keepAliveType)
+        #expect(events[1].type == nil && events[1].wireFormat == ": keep-alive\n\n")
         #expect(bus.lastSequence == 1002)
         #expect(events[0].wireFormat.hasPrefix("id: 1000\nevent: card.inserted\n"))
     }
@@ -74,7 +74,7 @@ import MRTDClient
         bus.publish(Self.job("alice-job", owner: Self.alice.uid))  // 2, alice's
         bus.publish(Self.job("bob-job", owner: Self.bob.uid))  // 3, bob's
         bus.publish(Self.card("B"))  // 4, public
-        bus.publish(.make("read.failed", EventPayload.Failed(id: "orphan", reader: nil, error: "x", message: "y"), audience: .owner(nil)))  // 5, root only
+        bus.publish(.make(.readFailed, EventPayload.Failed(id: "orphan", reader: nil, error: .readFailed, message: "y"), audience: .owner(nil)))  // 5, root only
         let alice = try bus.subscribe(peer: Self.alice, lastEventID: 0)
         let bob = try bus.subscribe(peer: Self.bob, lastEventID: 0)
         let root = try bus.subscribe(peer: .rootForTests, lastEventID: 0)
@@ -94,7 +94,7 @@ import MRTDClient
         let stale = try bus.subscribe(peer: Self.alice, lastEventID: 10)
         bus.publish(Self.card("F"))  // 15
         let events = await Self.drain(stale, count: 2)
-        #expect(events.map(\.type) == [EventBus.resetType, "card.inserted"])
+        #expect(events.map(\.type) == [.eventsReset, .cardInserted])
         #expect(events.map(\.sequence) == [14, 15], "the reset's id is the last id published")
         let reset = try JSONDecoder().decode(EventPayload.Reset.self, from: Data(events[0].data.utf8))
         #expect(reset == .init(reason: "expired", lastEventId: "10", oldestId: "12"))
@@ -106,7 +106,7 @@ import MRTDClient
         for reader in ["A", "B"] { bus.publish(Self.card(reader)) }  // 10, 11
         let stream = try bus.subscribe(peer: Self.alice, lastEventID: id)
         let first = await Self.drain(stream, count: 1)
-        #expect(first.map(\.type) == [EventBus.resetType])
+        #expect(first.map(\.type) == [.eventsReset])
         let reset = try JSONDecoder().decode(EventPayload.Reset.self, from: Data(first[0].data.utf8))
         #expect(reset.reason == "unknownId" && reset.lastEventId == String(id))
     }
@@ -210,7 +210,7 @@ import MRTDClient
         let answer = try #require(try await offPool { socket.receiveAnswer() })
         #expect(answer.status == 400)
         let body = try JSONDecoder().decode(APIError.Body.self, from: Data(answer.body.utf8))
-        #expect(body.error == "invalidRequest" && body.message.contains("Last-Event-ID"))
+        #expect(body.error == .invalidRequest && body.message.contains("Last-Event-ID"))
         #expect(daemon.daemon.events.subscriberCount == 0, "a refused resume holds no subscription")
         try await daemon.stop()
     }
@@ -228,7 +228,7 @@ import MRTDClient
         _ = try await daemon.waitFinished(id)
         // A public event last: once a follower has it, the whole history before it has been sent
         // (or withheld), so what a follower lacks it was not sent.
-        daemon.daemon.events.publish(DaemonEvent(type: "test.marker", data: "{}"))
+        daemon.daemon.events.publish(.make(.readerRemoved, EventPayload.Reader(reader: "test-marker")))
         // Both subscribe after the read: everything comes from the kept history.
         let directory = URL(fileURLWithPath: (daemon.socketPath as NSString).deletingLastPathComponent)
         var texts: [UInt32: String] = [:]
@@ -238,7 +238,7 @@ import MRTDClient
                 as: uid, "/v1/events", socket: daemon.socketPath, output: log, seconds: 30, headers: ["Last-Event-ID: \(start)"])
             defer { if follower.isRunning { follower.terminate() } }
             try await waitUntil("the history replayed to uid \(uid)") {
-                (try? String(contentsOf: log, encoding: .utf8))?.contains("test.marker") == true
+                (try? String(contentsOf: log, encoding: .utf8))?.contains("test-marker") == true
             }
             follower.terminate()
             texts[uid] = try String(contentsOf: log, encoding: .utf8)

@@ -65,14 +65,14 @@ import MRTDSimulation
             let body = #"{"access":{"mrzKey":{"documentNumber":"L898902C3","dateOfBirth":"740812","dateOfExpiry":"120415"}},"aaChallenge":"\#(bad)"}"#
             let answer = try await daemon.client.send(.post, "/v1/reads", json: Array(body.utf8))
             #expect(answer.status == 400, "\(bad)")
-            #expect(DaemonClientError.from(answer).code == "invalidChallenge")
+            #expect(DaemonClientError.from(answer).code == .invalidChallenge)
         }
         daemon.backend.insert(try Specimens.passport(), into: "R1")
         let done = try await daemon.client.createRead(.init(access: Specimens.access, keepEvidence: true), wait: true)
         for bad in ["0", "17", "1,x", "DG1;2"] {
             let answer = try await daemon.client.send(.get, "/v1/reads/\(done.id)/evidence?disclose=\(bad)")
             #expect(answer.status == 400, "\(bad)")
-            #expect(DaemonClientError.from(answer).code == "invalidDisclosure")
+            #expect(DaemonClientError.from(answer).code == .invalidDisclosure)
         }
         // A passport without DG15: evidence without AA, and the read's own challenge is none.
         let bundle = try EvidenceBundle.decode(try await daemon.client.evidence(done.id))
@@ -93,7 +93,7 @@ import MRTDSimulation
         _ = try await daemon.client.send(.delete, "/v1/reads/\(done.id)")
         let gone = try await daemon.client.send(.get, "/v1/reads/\(done.id)/evidence")
         #expect(gone.status == 404)
-        #expect(DaemonClientError.from(gone).code == "jobNotFound")
+        #expect(DaemonClientError.from(gone).code == .jobNotFound)
 
         // A failed read has no evidence.
         daemon.backend.insert(try Specimens.passport(), into: "R1")
@@ -101,7 +101,7 @@ import MRTDSimulation
         #expect(failed.state == .failed)
         let none = try await daemon.client.send(.get, "/v1/reads/\(failed.id)/evidence")
         #expect(none.status == 404)
-        #expect(DaemonClientError.from(none).code == "evidenceNotAvailable")
+        #expect(DaemonClientError.from(none).code == .evidenceNotAvailable)
 
         // A read that asked for no evidence (no keepEvidence, no aaChallenge) keeps no raw file.
         daemon.backend.insert(try Specimens.passport(), into: "R1")
@@ -110,7 +110,7 @@ import MRTDSimulation
         #expect(try await daemon.daemon.scheduler.evidence(id: plain.id, peer: .rootForTests) == nil)
         let notKept = try await daemon.client.send(.get, "/v1/reads/\(plain.id)/evidence")
         #expect(notKept.status == 404)
-        #expect(DaemonClientError.from(notKept).code == "evidenceNotAvailable")
+        #expect(DaemonClientError.from(notKept).code == .evidenceNotAvailable)
         try await daemon.stop()
     }
 }

@@ -34,13 +34,13 @@ import MRTDClient
 
         let missing = try await daemon.client.send(.get, "/v1/reads/\(done.id)/images/finger-1")
         #expect(missing.status == 404)
-        #expect(DaemonClientError.from(missing).code == "noImage")
+        #expect(DaemonClientError.from(missing).code == .noImage)
         let traversal = try await daemon.client.send(.get, "/v1/reads/\(done.id)/images/..%2Fface")
         // An encoded path separator never reaches a route (the canonical-path rule of the API).
         #expect(traversal.status == 400)
-        #expect(DaemonClientError.from(traversal).code == "nonCanonicalPath")
+        #expect(DaemonClientError.from(traversal).code == .nonCanonicalPath)
         let unknownJob = try await daemon.client.send(.get, "/v1/reads/unknown/images/portrait-1")
-        #expect(DaemonClientError.from(unknownJob).code == "jobNotFound")
+        #expect(DaemonClientError.from(unknownJob).code == .jobNotFound)
 
         // Another non-root uid sees no such job (the face route's rule); root does.
         await #expect(throws: SchedulerError.jobNotFound) {
@@ -54,7 +54,7 @@ import MRTDClient
         // Deleting the result wipes its images with it.
         _ = try await daemon.client.send(.delete, "/v1/reads/\(done.id)")
         let gone = try await daemon.client.send(.get, "/v1/reads/\(done.id)/images/portrait-1")
-        #expect(DaemonClientError.from(gone).code == "jobNotFound")
+        #expect(DaemonClientError.from(gone).code == .jobNotFound)
 
         let logs = daemon.logs.text
         #expect(logs.contains("read finished"))
@@ -74,7 +74,7 @@ import MRTDClient
         #expect(done.result?.images == nil)
         let answer = try await daemon.client.send(.get, "/v1/reads/\(done.id)/images/portrait-1")
         #expect(answer.status == 404)
-        #expect(DaemonClientError.from(answer).code == "noImage")
+        #expect(DaemonClientError.from(answer).code == .noImage)
         try await daemon.stop()
     }
 }

@@ -310,7 +310,7 @@ import MRTDSimulation
         #expect(daemon.daemon.events.subscriberCount == 1)
         let payload = String(repeating: "x", count: 2048)
         for round in 0..<200 {
-            for _ in 0..<100 { daemon.daemon.events.publish(DaemonEvent(type: "test.flood", data: #"{"pad":"\#(payload)"}"#)) }
+            for _ in 0..<100 { daemon.daemon.events.publish(.make(.readerRemoved, EventPayload.Reader(reader: payload))) }
             if daemon.daemon.events.droppedSubscribers > 0 { break }
             if round % 10 == 9 { try await Task.sleep(for: .milliseconds(20)) }
         }
@@ -351,9 +351,9 @@ import MRTDSimulation
         }
         // A public event after the read: once the stranger has it, every event published before it
         // has been delivered to (or withheld from) the stranger, so what it lacks it was not sent.
-        daemon.daemon.events.publish(DaemonEvent(type: "test.marker", data: "{}"))
+        daemon.daemon.events.publish(.make(.readerRemoved, EventPayload.Reader(reader: "test-marker")))
         try await waitUntil("the marker in the stranger's stream") {
-            (try? String(contentsOf: strangerLog, encoding: .utf8))?.contains("test.marker") == true
+            (try? String(contentsOf: strangerLog, encoding: .utf8))?.contains("test-marker") == true
         }
         try await waitUntil("read.finished in root's stream") { rootEvents.current.contains { $0.hasPrefix("read.finished") } }
         ownerStream.terminate()
@@ -401,7 +401,7 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
                     answered += 1
                     #expect(answer.status < 500, "\(method) \(path): \(answer.status) \(String(decoding: answer.body, as: UTF8.self).prefix(120))")
                     if !APIRequestDecoding.isCanonicalPath(String(path.prefix { $0 != "?" })) {
-                        #expect(answer.status == 400 && DaemonClientError.from(answer).code == "nonCanonicalPath", "\(method) \(path)")
+                        #expect(answer.status == 400 && DaemonClientError.from(answer).code == .nonCanonicalPath, "\(method) \(path)")
                     }
                 }
             }

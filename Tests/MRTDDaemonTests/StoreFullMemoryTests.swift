@@ -127,7 +127,7 @@ import MRTDClient
         let short = try await daemon.client.createRead(.init(access: Specimens.access, timeoutSeconds: 0.3))
         let shortView = try await daemon.waitFinished(short.id)
         let elapsed = clock.now - start
-        #expect(shortView.state == .failed && shortView.error?.error == "timeout", "\(String(describing: shortView.error))")
+        #expect(shortView.state == .failed && shortView.error?.error == .timeout, "\(String(describing: shortView.error))")
         #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5), "the 0.3 s job ended after \(elapsed)")
         #expect(try await daemon.client.job(long.id).state == .waiting, "the 30 s job must still wait")
         #expect(await daemon.daemon.scheduler.deadlineTimerPending, "the 30 s job still needs the timer")
@@ -182,7 +182,7 @@ final class SimulatedDaemonProcess {
                     var outcomes: [String: Int] = [:]
                     for _ in 0..<each {
                         let view = try await client.createRead(request, wait: true)
-                        outcomes["\(view.state.rawValue) \(view.result?.status.rawValue ?? view.error?.error ?? "-")", default: 0] += 1
+                        outcomes["\(view.state.rawValue) \(view.result?.status.rawValue ?? view.error?.error.rawValue ?? "-")", default: 0] += 1
                     }
                     return outcomes
                 }

@@ -176,7 +176,7 @@ enum DaemonRead {
         if json && jsonAsJob {
             try printJSON(job)
         } else if json {
-            let error = job.error.map { ReadResult.ErrorInfo(code: ErrorCode(rawValue: $0.error) ?? .readFailed, message: $0.message) }
+            let error = job.error.map { ReadResult.ErrorInfo(code: $0.error, message: $0.message) }
             try printJSON(job.result ?? ReadResult(status: .failed, error: error))
         } else if let result = job.result {
             print(ResultPrinter.summary(result))
