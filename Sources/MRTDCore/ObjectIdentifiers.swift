@@ -12,6 +12,23 @@ extension ASN1ObjectIdentifier {
         public static let signingTime: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 9, 5]
     }
 
+    /// The content types of ICAO's signed lists (Doc 9303-12 §9, §10). The LDS's own,
+    /// `id-icao-mrtd-security-ldsSecurityObject`, is `LDSSecurityObject.oid`.
+    public enum ICAO {
+        /// `id-icao-cscaMasterList`.
+        public static let cscaMasterList: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 2]
+        /// `id-icao-DeviationList`.
+        public static let deviationList: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 7]
+    }
+
+    /// Digests Doc 9303-12 §7 does not permit (SHA-1 and SHA-2 only); the permitted ones are
+    /// `DigestAlgorithm.oid`.
+    public enum WeakDigest {
+        public static let md2: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 2]
+        public static let md4: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 4]
+        public static let md5: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 5]
+    }
+
     /// The certificate extensions passive authentication reads (RFC 5280 §4.2.1, `id-ce` = 2.5.29).
     public enum CertificateExtension {
         public static let subjectKeyIdentifier: ASN1ObjectIdentifier = [2, 5, 29, 14]

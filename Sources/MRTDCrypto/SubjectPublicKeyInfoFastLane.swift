@@ -17,9 +17,6 @@ import MRTDCore
 /// compressed points, BER), and any key OpenSSL refuses here (a point off the curve), goes to
 /// `d2i_PUBKEY` as before, which accepts or rejects it with its own error.
 enum SubjectPublicKeyInfoFastLane {
-    /// rsaEncryption (RFC 3279 §2.3.1); its parameters are NULL.
-    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
-
     /// The key, or nil when `der` is not exactly one of the two shapes or OpenSSL refuses it here.
     static func key(_ der: [UInt8]) -> EVPKeyHandle? {
         guard der.first == 0x30, let spki = try? SubjectPublicKeyInfo(encoded: der), (try? spki.derEncoded()) == der
@@ -31,7 +28,7 @@ enum SubjectPublicKeyInfoFastLane {
                   spki.subjectPublicKey.first == 0x04, let name = OBJ_nid2sn(curve.nid)
             else { return nil }
             return ec(curve: String(cString: name), point: spki.subjectPublicKey)
-        case rsaEncryption:
+        case ASN1ObjectIdentifier.AlgorithmIdentifier.rsaEncryption:  // RFC 3279 §2.3.1: parameters NULL
             guard spki.algorithm.parameters == [0x05, 0x00], let rsaKey = try? TLV.parse(spki.subjectPublicKey), rsaKey.tag == 0x30,
                   let integers = try? rsaKey.children(), integers.count == 2, integers.allSatisfy({ $0.tag == 0x02 }),
                   TLV.encode(tag: 0x30, children: integers.map(\.encoded)) == spki.subjectPublicKey,

@@ -89,19 +89,6 @@ extension ASN1Identifier {
     static func context(_ n: UInt) -> ASN1Identifier { ASN1Identifier(tagWithNumber: n, tagClass: .contextSpecific) }
 }
 
-/// Well-known object identifiers.
-enum OID {
-    static let signedData = ASN1ObjectIdentifier.CMS.signedData
-    static let contentType = ASN1ObjectIdentifier.CMS.contentType
-    static let messageDigest = ASN1ObjectIdentifier.CMS.messageDigest
-    static let signingTime = ASN1ObjectIdentifier.CMS.signingTime
-    /// `id-icao-cscaMasterList` (Doc 9303-12 §9).
-    static let cscaMasterList: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 2]
-    /// `id-SecurityObject` of EF.CardSecurity (BSI TR-03110-3 §A.1.2.5).
-    static let securityObject: ASN1ObjectIdentifier = [0, 4, 0, 127, 0, 7, 3, 2, 1]
-    static let md5: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 5]
-}
-
 /// Calendar arithmetic without Foundation's Calendar (certificate times are UTC).
 enum UTCDate {
     /// Seconds since 1970 of a UTC civil time (proleptic Gregorian; H. Hinnant's days_from_civil).

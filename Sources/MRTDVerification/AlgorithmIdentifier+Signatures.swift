@@ -51,11 +51,11 @@ extension AlgorithmIdentifier {
     /// Looked up by OID.
     private static let signatures: [ASN1ObjectIdentifier: SignatureEntry] = {
         let table: [(ASN1ObjectIdentifier, SignatureEntry)] = [
-            ([1, 2, 840, 113549, 1, 1, 1], .rsa(nil)),  // rsaEncryption
+            (ASN1ObjectIdentifier.AlgorithmIdentifier.rsaEncryption, .rsa(nil)),
             ([1, 2, 840, 113549, 1, 1, 5], .rsa(.sha1)), ([1, 3, 14, 3, 2, 29], .rsa(.sha1)),
             ([1, 2, 840, 113549, 1, 1, 14], .rsa(.sha224)), ([1, 2, 840, 113549, 1, 1, 11], .rsa(.sha256)),
             ([1, 2, 840, 113549, 1, 1, 12], .rsa(.sha384)), ([1, 2, 840, 113549, 1, 1, 13], .rsa(.sha512)),
-            ([1, 2, 840, 113549, 1, 1, 10], .pss),
+            (ASN1ObjectIdentifier.AlgorithmIdentifier.rsaPSS, .pss),
             ([1, 2, 840, 10045, 2, 1], .ecdsa(nil)),  // id-ecPublicKey
             ([1, 2, 840, 10045, 4, 1], .ecdsa(.sha1)), ([1, 2, 840, 10045, 4, 3, 1], .ecdsa(.sha224)),
             ([1, 2, 840, 10045, 4, 3, 2], .ecdsa(.sha256)), ([1, 2, 840, 10045, 4, 3, 3], .ecdsa(.sha384)),
@@ -78,8 +78,9 @@ extension AlgorithmIdentifier {
     private static let digests: [ASN1ObjectIdentifier: DigestAlgorithm] = Dictionary(
         uniqueKeysWithValues: DigestAlgorithm.allCases.map { ($0.oid, $0) })
 
-    /// MD2, MD4, MD5 (Doc 9303-12 §7 permits SHA-1 and SHA-2 only).
-    private static let weakDigests: Set<ASN1ObjectIdentifier> = [[1, 2, 840, 113549, 2, 2], [1, 2, 840, 113549, 2, 4], OID.md5]
+    private static let weakDigests: Set<ASN1ObjectIdentifier> = [
+        ASN1ObjectIdentifier.WeakDigest.md2, ASN1ObjectIdentifier.WeakDigest.md4, ASN1ObjectIdentifier.WeakDigest.md5,
+    ]
 
     /// MGF1 (RFC 8017 §B.2.1).
     private static let mgf1: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 8]

@@ -114,10 +114,6 @@ public struct DeviationList: Sendable {
         }
     }
 
-    /// `id-icao-DeviationList`.
-    public static let contentTypeOID: ASN1ObjectIdentifier = [2, 23, 136, 1, 1, 7]
-    /// The DER of `id-icao-DeviationList` as it appears in a ContentInfo (`06 06 67 81 08 01 01 07`).
-    static let contentTypeDER: [UInt8] = [0x06, 0x06, 0x67, 0x81, 0x08, 0x01, 0x01, 0x07]
 
     public var deviations: [Deviation]
     /// The digest for `certificateDigest` identifiers.
@@ -147,17 +143,12 @@ public struct DeviationList: Sendable {
         String(decoding: try node.primitiveBytes(), as: UTF8.self)
     }
 
-    /// Whether `bytes` (a ContentInfo) announces a deviation list in its first bytes: the
-    /// eContentType comes right after the version and digest algorithms, long before the content.
-    static func looksLikeDeviationList(_ bytes: [UInt8]) -> Bool {
-        let head = bytes.prefix(96)
-        guard head.count >= contentTypeDER.count else { return false }
-        var i = head.startIndex
-        while i + contentTypeDER.count <= head.endIndex {
-            if head[i..<(i + contentTypeDER.count)].elementsEqual(contentTypeDER) { return true }
-            i += 1
-        }
-        return false
+    /// Whether `bytes` are a CMS SignedData whose eContentType is `id-icao-DeviationList` (and so
+    /// not a master list), read by the parser every SignedData goes through.
+    static func isDeviationList(_ bytes: [UInt8]) -> Bool {
+        guard let length = try? BERExtent.elementLength(bytes[...]),
+              let signedData = try? SignedDataVerifier.parse(bytes.prefix(length)) else { return false }
+        return signedData.eContentType == ASN1ObjectIdentifier.ICAO.deviationList
     }
 }
 
@@ -182,7 +173,7 @@ extension TrustStore {
             }
             let signedData = try SignedDataVerifier.parse(bounded)
             let verification = try SignedDataVerifier.verify(
-                signedData, expectedContentType: DeviationList.contentTypeOID, externalSigners: { _ in [] })
+                signedData, expectedContentType: ASN1ObjectIdentifier.ICAO.deviationList, externalSigners: { _ in [] })
             guard verification.signer.allowsDigitalSignature else {
                 throw PAFailure(.dscKeyUsageInvalid, "deviation list signer's keyUsage lacks digitalSignature")
             }

@@ -114,7 +114,7 @@ public enum PassiveAuthentication {
             }
             let signedData = try SignedDataVerifier.parse(bounded)
             let signer = try SignedDataVerifier.verify(
-                signedData, expectedContentType: OID.securityObject,
+                signedData, expectedContentType: SecurityProtocolOID.securityObject,
                 externalSigners: { trustStore.documentSigners(matching: $0) }, signerKeys: trustStore.signerKeys,
                 profile: trustStore.verificationProfile)
             verdict.dsc = signer.signer

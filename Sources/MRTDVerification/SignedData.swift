@@ -36,7 +36,7 @@ extension SignedData: BERReadable {
     /// ContentInfo are ignored by the caller's bounding (``BERExtent``), not here.
     init(contentInfo bytes: ArraySlice<UInt8>) throws {
         let signedData = try BER.sequence(BER.parse(bytes), identifier: .sequence) { nodes in
-            guard let type = nodes.next(ifIdentifier: .objectIdentifier), try type.oid() == OID.signedData,
+            guard let type = nodes.next(ifIdentifier: .objectIdentifier), try type.oid() == ASN1ObjectIdentifier.CMS.signedData,
                   let content = nodes.next() else {
                 throw ASN1Error.invalidASN1Object(reason: "ContentInfo is not id-signedData")
             }

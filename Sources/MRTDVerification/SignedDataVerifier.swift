@@ -99,17 +99,17 @@ enum SignedDataVerifier {
         guard let signedBytes = signerInfo.signedAttributesForSignature else {
             throw PAFailure(.signedAttributesInvalid, "SignerInfo has no signed attributes")
         }
-        guard let typeValues = signerInfo.signedAttributes[OID.contentType], typeValues.count == 1,
+        guard let typeValues = signerInfo.signedAttributes[ASN1ObjectIdentifier.CMS.contentType], typeValues.count == 1,
               (try? typeValues[0].oid()) == signedData.eContentType
         else { throw PAFailure(.signedAttributesInvalid, "contentType attribute missing or not the eContentType") }
-        guard let digestValues = signerInfo.signedAttributes[OID.messageDigest], digestValues.count == 1,
+        guard let digestValues = signerInfo.signedAttributes[ASN1ObjectIdentifier.CMS.messageDigest], digestValues.count == 1,
               let messageDigest = try? digestValues[0].octetStringBytes()
         else { throw PAFailure(.signedAttributesInvalid, "messageDigest attribute missing") }
         guard messageDigest == digest.hash(content) else {
             throw PAFailure(.signedAttributesInvalid, "messageDigest is not the \(digest.rawValue) hash of the eContent")
         }
         var signingTime: Date?
-        if let values = signerInfo.signedAttributes[OID.signingTime], let value = values.first {
+        if let values = signerInfo.signedAttributes[ASN1ObjectIdentifier.CMS.signingTime], let value = values.first {
             signingTime = try? UTCDate.parseTime(value).date
         }
 
@@ -186,18 +186,15 @@ enum SignedDataVerifier {
     /// keeps holding the key as the certificate states it.
     static func pkcs1Key(ofPSSCertificate certificate: Certificate) -> PublicKey? {
         guard let spki = try? SubjectPublicKeyInfo(encoded: Array(certificate.subjectPublicKeyInfo)),
-              spki.algorithm.algorithm == rsassaPSS else { return nil }
+              spki.algorithm.algorithm == ASN1ObjectIdentifier.AlgorithmIdentifier.rsaPSS else { return nil }
         let relabelled = SubjectPublicKeyInfo(
-            algorithm: AlgorithmIdentifier(algorithm: rsaEncryption, parameters: [0x05, 0x00]),
+            algorithm: AlgorithmIdentifier(algorithm: ASN1ObjectIdentifier.AlgorithmIdentifier.rsaEncryption, parameters: [0x05, 0x00]),
             subjectPublicKey: spki.subjectPublicKey)
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(relabelled)) != nil else { return nil }
         return try? PublicKey(subjectPublicKeyInfo: serializer.serializedBytes)
     }
 
-    /// id-RSASSA-PSS and rsaEncryption (RFC 4055 §1.2, RFC 8017 §A.1).
-    private static let rsassaPSS: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 10]
-    private static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
 
     /// RFC 5652 §5.3 SignerIdentifier matching; a v1/v3 mix-up is matched by whichever is present.
     static func matches(_ certificate: Certificate, _ sid: SignerInfo.Identifier) -> Bool {

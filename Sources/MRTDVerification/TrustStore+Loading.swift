@@ -1,6 +1,7 @@
 public import FoundationEssentials
 import Glibc
 import MRTDCore
+import SwiftASN1
 import MRTDCrypto
 import MRTDPlatform
 
@@ -68,12 +69,12 @@ extension TrustStore {
                 store.loadFile(bytes, path: file, test: isTestPath(file), pendingMasterLists: &pendingMasterLists)
             }
         }
-        for list in pendingMasterLists where !DeviationList.looksLikeDeviationList(list.bytes) {
+        for list in pendingMasterLists where !DeviationList.isDeviationList(list.bytes) {
             store.addMasterList(list.bytes, path: list.path, test: list.test, at: date)
         }
         // Deviation lists (eContentType id-icao-DeviationList, any file name; conventionally
         // `deviationlists/*.dvl`) after every CSCA is in: their signer must chain to one.
-        for list in pendingMasterLists where DeviationList.looksLikeDeviationList(list.bytes) {
+        for list in pendingMasterLists where DeviationList.isDeviationList(list.bytes) {
             store.addDeviationList(list.bytes, path: list.path, at: date)
         }
         store.checkCRLs(at: date)
@@ -99,7 +100,7 @@ extension TrustStore {
             }
             let signedData = try SignedDataVerifier.parse(bounded)
             let verification = try SignedDataVerifier.verify(
-                signedData, expectedContentType: OID.cscaMasterList, externalSigners: { _ in [] }, signerKeys: signerKeys)
+                signedData, expectedContentType: ASN1ObjectIdentifier.ICAO.cscaMasterList, externalSigners: { _ in [] }, signerKeys: signerKeys)
             entry.signer = verification.signer.subject.description
             entry.country = verification.signer.issuer.country
             let issued = verification.signingTime ?? verification.signer.notBefore

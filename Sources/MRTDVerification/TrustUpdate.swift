@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import MRTDCore
+import SwiftASN1
 import MRTDPlatform
 
 /// Why a trust source was refused by `mrtdctl trust update` (docs/trust-update.md). Nothing of a
@@ -123,13 +124,13 @@ public enum TrustUpdate {
             return PEM.blocks(text).compactMap { (block) -> Item? in
                 switch block.label {
                 case "X509 CRL": Item(kind: .crl, bytes: block.der, origin: origin)
-                case "CMS", "PKCS7": Item(kind: DeviationList.looksLikeDeviationList(block.der) ? .deviationList : .masterList, bytes: block.der, origin: origin)
+                case "CMS", "PKCS7": Item(kind: DeviationList.isDeviationList(block.der) ? .deviationList : .masterList, bytes: block.der, origin: origin)
                 default: nil
                 }
             }
         }
         if TrustStore.looksLikeContentInfo(bytes) {
-            return [Item(kind: DeviationList.looksLikeDeviationList(bytes) ? .deviationList : .masterList, bytes: bytes, origin: origin)]
+            return [Item(kind: DeviationList.isDeviationList(bytes) ? .deviationList : .masterList, bytes: bytes, origin: origin)]
         }
         if (try? CertificateRevocationList(derEncoded: bytes)) != nil {
             return [Item(kind: .crl, bytes: bytes, origin: origin)]
@@ -170,7 +171,7 @@ public enum TrustUpdate {
                 continue
             }
             guard let value = attribute.binaryValue, !value.isEmpty else { continue }
-            items.append(Item(kind: kind == .masterList && DeviationList.looksLikeDeviationList(value) ? .deviationList : kind,
+            items.append(Item(kind: kind == .masterList && DeviationList.isDeviationList(value) ? .deviationList : kind,
                               bytes: value, origin: "\(origin)#entry\(entry)"))
         }
         return items
@@ -274,7 +275,7 @@ public enum TrustUpdate {
     static func signingTime(_ bytes: [UInt8]) -> Date? {
         guard let length = try? BERExtent.elementLength(bytes[...]),
               let signedData = try? SignedDataVerifier.parse(bytes.prefix(length)),
-              let value = signedData.signerInfos.first?.signedAttributes[OID.signingTime]?.first else { return nil }
+              let value = signedData.signerInfos.first?.signedAttributes[ASN1ObjectIdentifier.CMS.signingTime]?.first else { return nil }
         return try? UTCDate.parseTime(value).date
     }
 

@@ -56,7 +56,7 @@ import Testing
         let modulusTLV = try TLV.parse(bits).children()[0]
         let modulus = modulusTLV.encoded
         #expect(modulusTLV.value.first == 0x00, "a generated modulus has its top bit set, so DER adds a zero byte")
-        let rsaOID = SubjectPublicKeyInfoFastLane.rsaEncryption.contentOctets
+        let rsaOID = ASN1ObjectIdentifier.AlgorithmIdentifier.rsaEncryption.contentOctets
         let rsaAlgorithm = TLV.encode(tag: 0x06, value: rsaOID) + [0x05, 0x00]
         for exponent: [UInt8] in [[0x03], [0x11], [0x01, 0x00, 0x01]] {
             let key = TLV.encode(tag: 0x30, children: [modulus, TLV.encode(tag: 0x02, value: exponent)])

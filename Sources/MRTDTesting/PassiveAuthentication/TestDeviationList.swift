@@ -69,7 +69,7 @@ extension FixturePKI {
     /// identified by issuer and serial number); `modify` changes the SignedData first.
     public func deviationList(_ list: TestDeviationList, _ modify: (inout TestSignedData) -> Void = { _ in }) throws -> [UInt8] {
         var signed = TestSignedData(
-            eContentType: DeviationList.contentTypeOID, eContent: list.content(), certificates: [dsc],
+            eContentType: ASN1ObjectIdentifier.ICAO.deviationList, eContent: list.content(), certificates: [dsc],
             signerIdentifier: .issuerAndSerialNumber(issuer: cscaName, serial: dscSerial), digest: .sha256, scheme: scheme)
         signed.signingTime = Date()
         modify(&signed)
