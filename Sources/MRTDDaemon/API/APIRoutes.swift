@@ -1,3 +1,4 @@
+import MRTDCrypto
 import FoundationEssentials
 import HTTPTypes
 import Hummingbird
@@ -134,7 +135,7 @@ struct APIRoutes: Sendable {
 
     func createRead(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
         var bytes = try await jsonBody(request)
-        defer { secureWipeBytes(&bytes) }
+        defer { secureWipe(&bytes) }
         let order = try APIRequestDecoding.order(try Self.decode(bytes))
         let wait = try APIRequestDecoding.wait(request.uri)
         let created = try await scheduler.create(order, peer: context.peer)
@@ -151,7 +152,7 @@ struct APIRoutes: Sendable {
     func pushMRZ(_ request: Request, _ context: DaemonRequestContext) async throws -> Response {
         let peer = try Self.peer(context)
         var bytes = try await jsonBody(request)
-        defer { secureWipeBytes(&bytes) }
+        defer { secureWipe(&bytes) }
         let push = try APIRequestDecoding.mrzPush(bytes)
         let lines = push.mrz.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         do {
@@ -202,7 +203,7 @@ struct APIRoutes: Sendable {
             guard face.mimeType == "image/jp2" || face.mimeType == "image/j2k" else { throw APIError.faceConversionUnsupported }
             // The converter takes an array: this copy and the PNG are wiped once they are done with.
             var jpeg2000 = face.bytes.withUnsafeBytes { Array($0) }
-            defer { secureWipeBytes(&jpeg2000) }
+            defer { secureWipe(&jpeg2000) }
             var png: [UInt8]
             do {
                 png = try await faceConverter.png(fromJPEG2000: jpeg2000, mimeType: face.mimeType)
@@ -211,7 +212,7 @@ struct APIRoutes: Sendable {
             } catch {
                 throw APIError.faceUndecodable
             }
-            defer { secureWipeBytes(&png) }
+            defer { secureWipe(&png) }
             headers[.contentType] = "image/png"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }
@@ -225,7 +226,7 @@ struct APIRoutes: Sendable {
         let id = try Self.id(context)
         let disclose = try APIRequestDecoding.disclose(request.uri)
         guard var held = try await scheduler.evidence(id: id, peer: context.peer) else { throw APIError.evidenceNotAvailable }
-        defer { for key in held.files.keys { secureWipeBytes(&held.files[key]!) } }
+        defer { for key in held.files.keys { secureWipe(&held.files[key]!) } }
         var bytes: [UInt8]
         do {
             let bundle = try EvidenceBundle.make(
@@ -235,7 +236,7 @@ struct APIRoutes: Sendable {
         } catch EvidenceError.notAvailable {
             throw APIError.evidenceNotAvailable
         }
-        defer { secureWipeBytes(&bytes) }
+        defer { secureWipe(&bytes) }
         let headers: HTTPFields = [.cacheControl: "no-store", .contentType: "application/json"]
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
