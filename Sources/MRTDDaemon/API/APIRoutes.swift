@@ -1,4 +1,3 @@
-import MRTDCrypto
 import FoundationEssentials
 import HTTPTypes
 import Hummingbird
@@ -6,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import MRTDCore
+import MRTDCrypto
 import MRTDClient
 import MRTDScanners
 import MRTDPlatform
