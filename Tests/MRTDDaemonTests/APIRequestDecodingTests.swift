@@ -62,7 +62,7 @@ import MRTDClient
         #expect(throws: APIError.unsupportedMediaType) {
             try APIRequestDecoding.checkBodyHeaders(contentType: "text/plain", contentLength: nil, maxBody: 16384)
         }
-        #expect(APIRequestDecoding.isKnownPath("/v1/reads/abc/face"))
-        #expect(!APIRequestDecoding.isKnownPath("/v1/readers/abc"))
+        #expect(APIRoutes.allowedMethods("/v1/reads/abc/face") != nil)
+        #expect(APIRoutes.allowedMethods("/v1/readers/abc") == nil)
     }
 }

@@ -187,9 +187,4 @@ public enum APIRequestDecoding {
         guard let id = parameter, id.count <= 64 else { throw .jobNotFound }
         return id
     }
-
-    /// Whether a path names a resource (so a 404 from routing means the method is wrong).
-    public static func isKnownPath(_ path: String) -> Bool {
-        APIRoutes.allowedMethods(path) != nil
-    }
 }
